@@ -1,0 +1,45 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/agentgate/agentgate/gateway"
+)
+
+func newServeCmd() *cobra.Command {
+	var cfg gateway.Config
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the gateway",
+		Long: `Run the gateway. With no flags it starts an embedded NATS server with JetStream
+(127.0.0.1:4222, files under ./data) and serves the bundled example configuration;
+--nats-url connects to an existing NATS deployment instead. The HTTP API
+(/healthz, /v1/runs, /v1/agents, /v1/schemas, /metrics) listens on --http.
+SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			logger, err := newLogger(cmd)
+			if err != nil {
+				return err
+			}
+			cfg.Logger = logger
+			g, err := gateway.New(cmd.Context(), cfg)
+			if err != nil {
+				return exitCode{2, err}
+			}
+			if err := g.Run(cmd.Context()); err != nil {
+				return exitCode{1, err}
+			}
+			logger.Info("stopped")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.ConfigDir, "config", "examples", "configuration directory holding schemas/*.schema.json and agents/*.json")
+	f.StringVar(&cfg.NATSURL, "nats-url", "", "URL of an existing NATS deployment; no embedded server is started")
+	f.StringVar(&cfg.NATSListen, "nats-listen", "127.0.0.1:4222", "HOST:PORT of the embedded NATS server")
+	f.StringVar(&cfg.DataDir, "data-dir", "data", "directory of the embedded server's JetStream files")
+	f.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "HOST:PORT of the HTTP API")
+	f.IntVar(&cfg.MaxPayload, "max-payload", 1<<20, "largest raw output accepted, in bytes")
+	return cmd
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/schemas"
+	"github.com/agentgate/agentgate/subjects"
+)
+
+func newValidateCmd() *cobra.Command {
+	var (
+		configDir, agent, schemaID string
+		attempt                    int
+	)
+	cmd := &cobra.Command{
+		Use:   "validate --agent NAME [FILE|-]",
+		Short: "Check one agent output offline, with no NATS",
+		Long: `Run one raw agent output through the same extraction, normalization and
+validation as the gateway, with no NATS at all, and print the outcome message the
+gateway would publish (a result, a retry request, a refusal or a dead letter).
+
+Reads FILE, or standard input when FILE is - or absent.
+Exit status: 0 when the output is valid, 1 when it is not, 2 on a usage or
+configuration error.`,
+		Example: `  agentgate validate --agent pr-reviewer review.txt
+  echo '{"summary":"ok","approval":"approve","comments":[]}' | agentgate validate --agent pr-reviewer`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := schemas.Load(configDir)
+			if err != nil {
+				return exitCode{2, fmt.Errorf("loading configuration %s: %w", configDir, err)}
+			}
+			payload, err := readInput(cmd, args)
+			if err != nil {
+				return exitCode{2, err}
+			}
+			gate, err := handlers.NewGate(handlers.GateConfig{Registry: reg})
+			if err != nil {
+				return exitCode{2, err}
+			}
+			headers := map[string][]string{
+				contract.HeaderRunID:   {"offline"},
+				contract.HeaderAttempt: {fmt.Sprint(attempt)},
+			}
+			if schemaID != "" {
+				headers[contract.HeaderSchemaID] = []string{schemaID}
+			}
+			d := gate.Decide(handlers.Envelope{Subject: subjects.Raw(agent), Headers: headers, Payload: payload}, nil)
+			fmt.Fprintln(cmd.OutOrStdout(), string(d.Payload))
+			switch {
+			case d.Outcome == contract.OutcomeValid:
+				return nil
+			case d.ErrorType == contract.ErrUnknownAgent || d.ErrorType == contract.ErrUnknownSchema || d.ErrorType == contract.ErrInvalidEnvelope:
+				return exitCode{2, fmt.Errorf("%s", d.ErrorType)}
+			default:
+				return exitCode{code: 1}
+			}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&configDir, "config", "examples", "configuration directory holding schemas/ and agents/")
+	f.StringVar(&agent, "agent", "", "agent name (required)")
+	f.StringVar(&schemaID, "schema-id", "", "schema $id, for an agent whose blueprint has no output_schema")
+	f.IntVar(&attempt, "attempt", 1, "attempt number; the last allowed attempt turns an invalid output into a dead letter")
+	_ = cmd.MarkFlagRequired("agent")
+	return cmd
+}
+
+// readInput reads the file named by args[0], or standard input.
+func readInput(cmd *cobra.Command, args []string) ([]byte, error) {
+	if len(args) == 0 || args[0] == "-" {
+		return io.ReadAll(io.LimitReader(cmd.InOrStdin(), 64<<20))
+	}
+	b, err := os.ReadFile(args[0])
+	if err != nil {
+		return nil, fmt.Errorf("reading input: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,258 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/router"
+	"github.com/agentgate/agentgate/runstate"
+	"github.com/agentgate/agentgate/schemas"
+	"github.com/agentgate/agentgate/subjects"
+)
+
+// Config configures a gateway. The zero value of every field but ConfigDir
+// (or Registry) is a sane default.
+type Config struct {
+	// ConfigDir holds schemas/ and agents/ (contract section 5). Ignored
+	// when Registry is set.
+	ConfigDir string
+	// Registry, when set, is used instead of loading ConfigDir.
+	Registry *schemas.Registry
+	// NATSURL connects to an existing NATS deployment; when empty an
+	// embedded server is started on NATSListen with its files in DataDir.
+	NATSURL string
+	// NATSListen is the embedded server's HOST:PORT (default
+	// 127.0.0.1:4222; port 0 picks a free one).
+	NATSListen string
+	// DataDir holds the embedded server's JetStream files (default ./data).
+	DataDir string
+	// HTTPAddr is where the HTTP API listens (default 127.0.0.1:8080; port
+	// 0 picks a free one).
+	HTTPAddr string
+	// MaxPayload is the largest raw output accepted (default 1 MiB).
+	MaxPayload int
+	// Streams tunes the streams and bucket.
+	Streams subjects.StreamsConfig
+	// AckWait and MaxAckPending tune the durable consumer (see router).
+	AckWait       time.Duration
+	MaxAckPending int
+	Logger        *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.NATSListen == "" {
+		c.NATSListen = "127.0.0.1:4222"
+	}
+	if c.DataDir == "" {
+		c.DataDir = "data"
+	}
+	if c.HTTPAddr == "" {
+		c.HTTPAddr = "127.0.0.1:8080"
+	}
+	if c.MaxPayload == 0 {
+		c.MaxPayload = handlers.DefaultMaxPayload
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Validate reports every problem with the configuration.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Registry == nil && c.ConfigDir == "" {
+		errs = append(errs, fmt.Errorf("%w: no configuration directory", ErrBadConfig))
+	}
+	if c.MaxPayload < 0 {
+		errs = append(errs, fmt.Errorf("%w: negative max payload", ErrBadConfig))
+	}
+	return errors.Join(errs...)
+}
+
+// Gateway is a running agentgate.
+type Gateway struct {
+	cfg      Config
+	reg      *schemas.Registry
+	embedded *server.Server
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	store    *runstate.Store
+	router   *router.Router
+	metrics  *Metrics
+	http     *http.Server
+	httpLn   net.Listener
+	natsURL  string
+	ncClosed chan struct{}
+	ready    atomic.Bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New loads the registry, starts or connects to NATS, creates the streams
+// and the run-state bucket, binds the durable consumer and opens the HTTP
+// listener. A bad configuration file fails here, naming the file. Call Run
+// to start processing and Close to release everything.
+func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	g := &Gateway{cfg: cfg, reg: cfg.Registry}
+	defer func() {
+		if err != nil {
+			_ = g.Close()
+		}
+	}()
+	if g.reg == nil {
+		if g.reg, err = schemas.Load(cfg.ConfigDir); err != nil {
+			return nil, fmt.Errorf("loading configuration %s: %w", cfg.ConfigDir, err)
+		}
+	}
+	cfg.Logger.Info("registry loaded", "schemas", len(g.reg.Schemas()), "agents", len(g.reg.Blueprints()))
+
+	g.natsURL = cfg.NATSURL
+	if g.natsURL == "" {
+		dir, _ := filepath.Abs(cfg.DataDir)
+		if g.embedded, err = router.StartEmbedded(router.EmbeddedConfig{Listen: cfg.NATSListen, StoreDir: dir}); err != nil {
+			return nil, err
+		}
+		g.natsURL = g.embedded.ClientURL()
+		cfg.Logger.Info("embedded NATS started", "url", g.natsURL, "store", dir)
+	}
+	g.ncClosed = make(chan struct{})
+	g.nc, err = nats.Connect(g.natsURL, nats.Name("agentgate"), nats.MaxReconnects(-1),
+		nats.ClosedHandler(func(*nats.Conn) { close(g.ncClosed) }))
+	if err != nil {
+		return nil, fmt.Errorf("gateway: connecting to %s: %w", g.natsURL, err)
+	}
+	if g.js, err = jetstream.New(g.nc); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	kv, err := subjects.Ensure(ctx, g.js, cfg.Streams)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	g.store = runstate.New(kv)
+	g.metrics = NewMetrics(func(agent string) bool { _, ok := g.reg.Blueprint(agent); return ok })
+
+	gate, err := handlers.NewGate(handlers.GateConfig{
+		Registry: g.reg, MaxPayload: cfg.MaxPayload, MaxMessage: int(g.nc.MaxPayload()),
+	})
+	if err != nil {
+		return nil, err
+	}
+	g.router, err = router.New(ctx, router.Config{
+		URL: g.natsURL, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Logger: cfg.Logger,
+		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
+			return handlers.NewHandler(handlers.HandlerConfig{
+				Gate: gate, Store: g.store, Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
+			})
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if g.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+		return nil, fmt.Errorf("gateway: HTTP listener: %w", err)
+	}
+	g.http = &http.Server{Handler: g.routes(), ReadHeaderTimeout: 10 * time.Second}
+	return g, nil
+}
+
+// NATSURL is the URL of the NATS server the gateway uses.
+func (g *Gateway) NATSURL() string { return g.natsURL }
+
+// HTTPAddr is the address the HTTP API listens on.
+func (g *Gateway) HTTPAddr() string { return g.httpLn.Addr().String() }
+
+// Registry is the loaded registry.
+func (g *Gateway) Registry() *schemas.Registry { return g.reg }
+
+// Run serves HTTP and processes raw outputs until ctx is done, then shuts
+// down gracefully: no new messages are taken, the ones in flight finish
+// (bounded), and the connections are closed.
+func (g *Gateway) Run(ctx context.Context) error {
+	httpErr := make(chan error, 1)
+	go func() {
+		if err := g.http.Serve(g.httpLn); !errors.Is(err, http.ErrServerClosed) {
+			httpErr <- err
+		}
+		close(httpErr)
+	}()
+	routerErr := make(chan error, 1)
+	go func() { routerErr <- g.router.Run(ctx) }()
+
+	select {
+	case <-g.router.Running():
+		g.ready.Store(true)
+		g.cfg.Logger.Info("gateway ready", "nats", g.natsURL, "http", g.HTTPAddr())
+	case err := <-routerErr:
+		return errors.Join(fmt.Errorf("gateway: router: %w", err), g.Close())
+	}
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case err := <-routerErr:
+		runErr = err
+	case err := <-httpErr:
+		runErr = fmt.Errorf("gateway: HTTP: %w", err)
+	}
+	g.cfg.Logger.Info("shutting down")
+	return errors.Join(runErr, g.Close())
+}
+
+// Close stops the router (waiting for in-flight messages), the HTTP server
+// and the NATS connection, then the embedded server if there is one. Safe to
+// call twice.
+func (g *Gateway) Close() error {
+	g.closeOnce.Do(func() {
+		g.ready.Store(false)
+		var errs []error
+		if g.router != nil {
+			errs = append(errs, g.router.Close())
+		}
+		if g.http != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			errs = append(errs, g.http.Shutdown(ctx))
+			cancel()
+		}
+		if g.httpLn != nil {
+			// Shutdown closes it only if Serve ran.
+			if err := g.httpLn.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+				errs = append(errs, err)
+			}
+		}
+		if g.nc != nil {
+			if err := g.nc.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+				errs = append(errs, err)
+				g.nc.Close()
+			}
+			select {
+			case <-g.ncClosed:
+			case <-time.After(10 * time.Second):
+				g.nc.Close()
+			}
+		}
+		if g.embedded != nil {
+			g.embedded.Shutdown()
+			g.embedded.WaitForShutdown()
+		}
+		g.closeErr = errors.Join(errs...)
+	})
+	return g.closeErr
+}

@@ -1,0 +1,355 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentgate/agentgate/contract"
+)
+
+// maxCoercedText bounds the From and To of a coerce normalization.
+const maxCoercedText = 64
+
+// maxIntegerZeros bounds the zeros an integer coercion writes out ("1e20"
+// becomes 100000000000000000000; "1e21" stays as written).
+const maxIntegerZeros = 20
+
+// maxExponent bounds the exponents read when deciding whether a number is
+// integral; beyond it the number is left alone.
+const maxExponent = 1_000_000_000
+
+// coerce converts v where the schema leaves exactly one reading (contract
+// section 3.1, op coerce). It reads only the conjunctive part of the schema
+// (s never holds anyOf or oneOf branches), needs a known set (not partial)
+// and acts only when v's JSON type is not one the schema's type allows:
+//
+//   - a string holding a JSON number, where type allows number ("string to
+//     number", kept as written) or only integer and the value is integral
+//     ("string to integer", written without fraction or exponent);
+//   - "true" or "false" (any case, surrounding space) where type allows
+//     boolean ("string to boolean");
+//   - a non-array value other than null where type allows array: [v]
+//     ("<type> to array");
+//
+// each only when it is the one conversion possible. A string of an allowed
+// type that differs from exactly one enum (or const) string only in case or
+// surrounding whitespace becomes that string ("string to enum value"). The
+// removal of a null member is decided by walkObject, which knows whether the
+// member is required.
+func (n *normalizer) coerce(v any, s schemaSet, path string) any {
+	if v == nil || s.partial || len(s.nodes) == 0 {
+		return v
+	}
+	types, typed := schemaTypes(s)
+	if !typed || typeAllows(types, v) {
+		return n.coerceEnum(v, s, path)
+	}
+	type conversion struct {
+		to     any
+		detail string
+	}
+	var convs []conversion
+	if str, ok := v.(string); ok {
+		if num, detail, ok := stringToNumber(str, types); ok {
+			convs = append(convs, conversion{num, detail})
+		}
+		if b, ok := stringToBool(str); ok && types["boolean"] {
+			convs = append(convs, conversion{b, "string to boolean"})
+		}
+	}
+	if _, isArray := v.([]any); types["array"] && !isArray {
+		convs = append(convs, conversion{[]any{v}, jsonTypeName(v) + " to array"})
+	}
+	if len(convs) != 1 {
+		return v
+	}
+	c := convs[0]
+	n.ops = append(n.ops, contract.Normalization{
+		Op: contract.OpCoerce, Path: path, From: shortJSON(v), To: shortJSON(c.to), Detail: c.detail,
+	})
+	return c.to
+}
+
+// coerceEnum maps a string to the one enum member it differs from only in
+// case or surrounding whitespace. Every enum and const of s must hold the
+// result.
+func (n *normalizer) coerceEnum(v any, s schemaSet, path string) any {
+	str, ok := v.(string)
+	if !ok {
+		return v
+	}
+	enums := schemaEnums(s)
+	if len(enums) == 0 || inEveryEnum(enums, str) {
+		return v
+	}
+	key := strings.TrimSpace(str)
+	match, count := "", 0
+	for _, m := range enums[0] {
+		if ms, ok := m.(string); ok && strings.EqualFold(ms, key) {
+			match = ms
+			count++
+		}
+	}
+	if count != 1 || !inEveryEnum(enums, match) {
+		return v
+	}
+	n.ops = append(n.ops, contract.Normalization{
+		Op: contract.OpCoerce, Path: path, From: shortJSON(str), To: shortJSON(match), Detail: "string to enum value",
+	})
+	return match
+}
+
+// schemaTypes intersects the type keywords of s; typed is false when no
+// node constrains the type. An integer-only node narrows number to integer.
+func schemaTypes(s schemaSet) (types map[string]bool, typed bool) {
+	for _, node := range s.nodes {
+		raw, ok := node["type"]
+		if !ok {
+			continue
+		}
+		cur := make(map[string]bool)
+		switch t := raw.(type) {
+		case string:
+			cur[t] = true
+		case []any:
+			for _, e := range t {
+				if name, ok := e.(string); ok {
+					cur[name] = true
+				}
+			}
+		}
+		if !typed {
+			types, typed = cur, true
+			continue
+		}
+		both := make(map[string]bool)
+		for name := range types {
+			switch {
+			case cur[name]:
+				both[name] = true
+			case name == "integer" && cur["number"], name == "number" && cur["integer"]:
+				both["integer"] = true
+			}
+		}
+		types = both
+	}
+	return types, typed
+}
+
+// schemaEnums lists the enums of s, a const counting as a one-member enum.
+func schemaEnums(s schemaSet) [][]any {
+	var enums [][]any
+	for _, node := range s.nodes {
+		if e, ok := node["enum"].([]any); ok {
+			enums = append(enums, e)
+		}
+		if c, ok := node["const"]; ok {
+			enums = append(enums, []any{c})
+		}
+	}
+	return enums
+}
+
+func inEveryEnum(enums [][]any, str string) bool {
+	for _, e := range enums {
+		found := false
+		for _, m := range e {
+			if ms, ok := m.(string); ok && ms == str {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// excludesNull reports whether a member under s can never be null: its
+// types, an enum or a const leave null out.
+func excludesNull(s schemaSet) bool {
+	if s.partial || len(s.nodes) == 0 {
+		return false
+	}
+	if types, typed := schemaTypes(s); typed && !types["null"] {
+		return true
+	}
+	for _, e := range schemaEnums(s) {
+		hasNull := false
+		for _, m := range e {
+			if m == nil {
+				hasNull = true
+				break
+			}
+		}
+		if !hasNull {
+			return true
+		}
+	}
+	return false
+}
+
+// typeAllows reports whether v's JSON type is one of types. A value it
+// cannot judge (a number too odd to tell integral, a Go type JSON does not
+// produce) counts as allowed, so that nothing converts it.
+func typeAllows(types map[string]bool, v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return types["null"]
+	case bool:
+		return types["boolean"]
+	case string:
+		return types["string"]
+	case []any:
+		return types["array"]
+	case map[string]any:
+		return types["object"]
+	case json.Number:
+		if types["number"] {
+			return true
+		}
+		integral, ok := numberIntegral(string(x))
+		return !ok || (types["integer"] && integral)
+	case float64:
+		return types["number"] || (types["integer"] && x == math.Trunc(x))
+	case float32, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return types["number"] || types["integer"]
+	default:
+		return true
+	}
+}
+
+// jsonTypeName names v's JSON type for a coercion's detail.
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	default:
+		return "number"
+	}
+}
+
+// stringToNumber reads a string holding one JSON number (surrounding space
+// allowed): as written where types allow number, as an integer without
+// fraction or exponent where they allow only integer and it is integral.
+func stringToNumber(str string, types map[string]bool) (json.Number, string, bool) {
+	t := strings.TrimSpace(str)
+	if t == "" || (t[0] != '-' && (t[0] < '0' || t[0] > '9')) || !json.Valid([]byte(t)) {
+		return "", "", false
+	}
+	if types["number"] {
+		return json.Number(t), "string to number", true
+	}
+	if types["integer"] {
+		if it, ok := integerText(t); ok {
+			return json.Number(it), "string to integer", true
+		}
+	}
+	return "", "", false
+}
+
+func stringToBool(str string) (bool, bool) {
+	switch t := strings.TrimSpace(str); {
+	case strings.EqualFold(t, "true"):
+		return true, true
+	case strings.EqualFold(t, "false"):
+		return false, true
+	default:
+		return false, false
+	}
+}
+
+// splitNumber splits valid JSON number text t into value = ±digits × 10^exp.
+func splitNumber(t string) (neg bool, digits string, exp int, ok bool) {
+	neg = strings.HasPrefix(t, "-")
+	t = strings.TrimPrefix(t, "-")
+	mant := t
+	if i := strings.IndexAny(t, "eE"); i >= 0 {
+		mant = t[:i]
+		e, err := strconv.Atoi(t[i+1:])
+		if err != nil || e > maxExponent || e < -maxExponent {
+			return false, "", 0, false
+		}
+		exp = e
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	return neg, intPart + frac, exp - len(frac), true
+}
+
+// numberIntegral reports whether JSON number text t has no fractional part.
+func numberIntegral(t string) (integral, ok bool) {
+	_, digits, exp, ok := splitNumber(t)
+	if !ok {
+		return false, false
+	}
+	if exp >= 0 {
+		return true, true
+	}
+	cut := max(len(digits)+exp, 0)
+	return strings.Trim(digits[cut:], "0") == "", true
+}
+
+// integerText writes integral JSON number text t as an integer: "42.0" and
+// "4.2e1" become "42". Text already in that form is returned as is.
+func integerText(t string) (string, bool) {
+	if !strings.ContainsAny(t, ".eE") {
+		return t, true
+	}
+	if integral, ok := numberIntegral(t); !ok || !integral {
+		return "", false
+	}
+	neg, digits, exp, _ := splitNumber(t)
+	switch {
+	case exp > maxIntegerZeros:
+		return t, true // integral, but too long to write out
+	case exp >= 0:
+		digits += strings.Repeat("0", exp)
+	default:
+		digits = digits[:max(len(digits)+exp, 0)]
+	}
+	digits = strings.TrimLeft(digits, "0")
+	switch {
+	case digits == "":
+		return "0", true
+	case neg:
+		return "-" + digits, true
+	default:
+		return digits, true
+	}
+}
+
+// shortJSON is v as JSON text, cut to maxCoercedText bytes with "..." when
+// longer.
+func shortJSON(v any) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	text := ""
+	if err := enc.Encode(v); err != nil {
+		text = fmt.Sprint(v)
+	} else {
+		text = strings.TrimSuffix(buf.String(), "\n")
+	}
+	if len(text) <= maxCoercedText {
+		return text
+	}
+	cut := maxCoercedText - 3
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + "..."
+}

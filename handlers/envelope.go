@@ -1,0 +1,103 @@
+package handlers
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/subjects"
+)
+
+// Envelope is a raw output as it arrived: where, with which headers, and the
+// payload exactly as published.
+type Envelope struct {
+	Subject string
+	// Headers holds every header with all its values, for the dead letter.
+	Headers map[string][]string
+	Payload []byte
+	// Seq is the raw stream's sequence of the message; it names dead
+	// letters that cannot be tied to a run.
+	Seq uint64
+}
+
+// Header returns the first value of a header ("" when absent).
+func (e Envelope) Header(name string) string {
+	if v := e.Headers[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// MaxRunIDLen bounds the Run-Id header, which keys the run's state.
+const MaxRunIDLen = 256
+
+// Meta is what the contract's headers say about a raw output, once checked.
+type Meta struct {
+	RunID   string
+	AgentID string
+	// Attempt is 0 when the header was absent: the run's next expected
+	// attempt applies.
+	Attempt   int
+	SessionID *string
+	SchemaID  string
+	Refusal   bool
+}
+
+// contractHeaders may not carry two different values: the message would be
+// ambiguous about its own run, agent or attempt.
+var contractHeaders = []string{
+	contract.HeaderRunID, contract.HeaderAgentID, contract.HeaderAttempt,
+	contract.HeaderSessionID, contract.HeaderSchemaID, contract.HeaderOutputKind,
+}
+
+// ParseMeta checks the envelope's subject and headers (section 2). A
+// non-empty reason means the raw output is an invalid_envelope dead letter;
+// the Meta then holds what could be read, for naming the dead letter.
+func ParseMeta(e Envelope) (m Meta, reason string) {
+	m.RunID = e.Header(contract.HeaderRunID)
+	token, subjectOK := subjects.AgentFromRaw(e.Subject)
+	header := e.Header(contract.HeaderAgentID)
+	m.AgentID = token
+	if m.AgentID == "" {
+		m.AgentID = header
+	}
+	if v, ok := e.Headers[contract.HeaderSessionID]; ok && len(v) > 0 {
+		s := v[0]
+		m.SessionID = &s
+	}
+	m.SchemaID = e.Header(contract.HeaderSchemaID)
+	m.Refusal = strings.EqualFold(strings.TrimSpace(e.Header(contract.HeaderOutputKind)), contract.OutputKindRefusal)
+
+	for _, h := range contractHeaders {
+		if vs := e.Headers[h]; len(vs) > 1 {
+			for _, v := range vs[1:] {
+				if v != vs[0] {
+					return m, fmt.Sprintf("header %s is repeated with different values", h)
+				}
+			}
+		}
+	}
+	switch {
+	case !subjectOK:
+		return m, fmt.Sprintf("subject %q is not %s or %s.<agent>", e.Subject, subjects.RawPrefix, subjects.RawPrefix)
+	case strings.TrimSpace(m.RunID) == "":
+		return m, "missing Run-Id header"
+	case len(m.RunID) > MaxRunIDLen:
+		return m, fmt.Sprintf("Run-Id is %d bytes, over the limit of %d", len(m.RunID), MaxRunIDLen)
+	case m.AgentID == "":
+		return m, "no agent: publish to " + subjects.RawPrefix + ".<agent> or set the Agent-Id header"
+	case token != "" && header != "" && header != token:
+		return m, fmt.Sprintf("Agent-Id header %q differs from the subject's agent %q", header, token)
+	case !subjects.ValidAgent(m.AgentID):
+		return m, fmt.Sprintf("agent name %q is not a single subject token [A-Za-z0-9_-]+", m.AgentID)
+	}
+	if a, ok := e.Headers[contract.HeaderAttempt]; ok && len(a) > 0 {
+		n, err := strconv.Atoi(strings.TrimSpace(a[0]))
+		if err != nil || n < 1 {
+			return m, fmt.Sprintf("Attempt header %q is not a positive integer", a[0])
+		}
+		m.Attempt = n
+	}
+	return m, ""
+}

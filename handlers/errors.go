@@ -1,0 +1,11 @@
+package handlers
+
+import "errors"
+
+// ErrBadConfig is returned by the constructors of this package for a
+// configuration that cannot work; the message says what is wrong.
+var ErrBadConfig = errors.New("handlers: bad configuration")
+
+// ErrStateConflict is returned by a RunStore when the run's state changed
+// since it was read (another replica recorded an outcome first).
+var ErrStateConflict = errors.New("handlers: run state changed concurrently")

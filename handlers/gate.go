@@ -1,0 +1,371 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/schemas"
+	"github.com/agentgate/agentgate/subjects"
+)
+
+// DefaultMaxPayload is the largest raw output accepted (1 MiB).
+const DefaultMaxPayload = 1 << 20
+
+// DefaultMaxRetries applies to agents that have no blueprint but name a
+// schema with the Schema-Id header.
+const DefaultMaxRetries = 1
+
+// Registry is what the gate needs of the schema and blueprint registry.
+type Registry interface {
+	Blueprint(name string) (*schemas.Blueprint, bool)
+	Schema(id string) (*schemas.Schema, bool)
+}
+
+// GateConfig configures a Gate.
+type GateConfig struct {
+	Registry Registry
+	// MaxPayload is the largest raw output accepted (default
+	// DefaultMaxPayload); a larger one is a payload_too_large dead letter.
+	MaxPayload int
+	// MaxDepth bounds nesting (default DefaultMaxDepth).
+	MaxDepth int
+	// MaxMessage is the largest outcome message the bus accepts (default
+	// 0: no limit). A dead letter that would exceed it keeps a reference to
+	// the raw stream instead of a copy of the payload.
+	MaxMessage int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (c *GateConfig) setDefaults() {
+	if c.MaxPayload == 0 {
+		c.MaxPayload = DefaultMaxPayload
+	}
+	if c.MaxDepth == 0 {
+		c.MaxDepth = DefaultMaxDepth
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Validate reports every problem with the configuration.
+func (c GateConfig) Validate() error {
+	var errs []error
+	if c.Registry == nil {
+		errs = append(errs, fmt.Errorf("%w: no registry", ErrBadConfig))
+	}
+	if c.MaxPayload < 0 || c.MaxDepth < 0 || c.MaxMessage < 0 {
+		errs = append(errs, fmt.Errorf("%w: negative limit", ErrBadConfig))
+	}
+	return errors.Join(errs...)
+}
+
+// Gate decides the outcome of a raw output: the pure heart of the gateway.
+type Gate struct {
+	cfg GateConfig
+}
+
+// NewGate returns a Gate, or ErrBadConfig.
+func NewGate(cfg GateConfig) (*Gate, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Gate{cfg: cfg}, nil
+}
+
+// Decision is the gate's verdict on one raw output: what to publish where,
+// and how the run's state changes.
+type Decision struct {
+	// Outcome is empty when nothing is to be published: the (run, attempt)
+	// already has an outcome.
+	Outcome contract.Outcome
+	RunID   string
+	AgentID string
+	Attempt int
+	// SchemaID is the schema the output was checked against, if any.
+	SchemaID string
+	// Subject, MsgID and Payload make the outcome message.
+	Subject string
+	MsgID   string
+	Payload []byte
+	// ErrorType is set for dead letters.
+	ErrorType contract.ErrorType
+	// State is the run's new state; nil leaves it as it was.
+	State *contract.RunState
+	// Violations and Normalizations are what the pipeline found, for
+	// telemetry.
+	Violations     []contract.Violation
+	Normalizations []contract.Normalization
+}
+
+// Headers are the headers of the outcome message.
+func (d Decision) Headers() map[string]string {
+	return map[string]string{
+		contract.HeaderRunID:   d.RunID,
+		contract.HeaderAgentID: d.AgentID,
+		contract.HeaderAttempt: strconv.Itoa(d.Attempt),
+		contract.HeaderOutcome: string(d.Outcome),
+		contract.HeaderMsgID:   d.MsgID,
+	}
+}
+
+// Decide returns the outcome of env given the run's current state (nil for
+// a run never seen). It never fails: every problem is an outcome.
+func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
+	now := g.cfg.Now().UTC()
+	m, reason := ParseMeta(env)
+	if reason != "" {
+		return g.deadLetter(env, m, m.Attempt, contract.ErrInvalidEnvelope, reason, nil, nil, now)
+	}
+	attempt := m.Attempt
+	if attempt == 0 {
+		attempt = contract.NextAttempt(st)
+	}
+	if st != nil && attempt <= st.Attempts {
+		// This (run, attempt) already has an outcome: the recorded one
+		// stays the answer.
+		return Decision{RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt}
+	}
+
+	bp, hasBP := g.cfg.Registry.Blueprint(m.AgentID)
+	var schema *schemas.Schema
+	switch {
+	case hasBP && bp.OutputSchema != nil:
+		schema = bp.OutputSchema
+	case m.SchemaID != "":
+		s, ok := g.cfg.Registry.Schema(m.SchemaID)
+		if !ok {
+			return g.deadLetter(env, m, attempt, contract.ErrUnknownSchema,
+				fmt.Sprintf("schema %q is not in the registry", m.SchemaID), nil, st, now)
+		}
+		schema = s
+	case !hasBP:
+		return g.deadLetter(env, m, attempt, contract.ErrUnknownAgent,
+			fmt.Sprintf("no blueprint for agent %q and no Schema-Id header", m.AgentID), nil, st, now)
+	}
+	if len(env.Payload) > g.cfg.MaxPayload {
+		return g.deadLetter(env, m, attempt, contract.ErrPayloadTooLarge,
+			fmt.Sprintf("payload is %d bytes, over the limit of %d", len(env.Payload), g.cfg.MaxPayload), nil, st, now)
+	}
+	if !utf8.Valid(env.Payload) {
+		return g.deadLetter(env, m, attempt, contract.ErrInvalidEncoding,
+			"payload is not valid UTF-8", nil, st, now)
+	}
+	maxAttempts := DefaultMaxRetries + 1
+	if hasBP {
+		maxAttempts = bp.MaxAttempts()
+	}
+	if st != nil && st.Status.Finished() {
+		return g.deadLetter(env, m, attempt, contract.ErrRunAlreadyCompleted,
+			fmt.Sprintf("run %q already ended %s at attempt %d", m.RunID, st.Status, st.Attempts), nil, st, now)
+	}
+	if attempt > maxAttempts {
+		return g.deadLetter(env, m, attempt, contract.ErrAttemptsExhausted,
+			fmt.Sprintf("attempt %d is beyond the run's allowance of %d", attempt, maxAttempts), nil, st, now)
+	}
+
+	if text, ok := refusal(m, env.Payload); ok {
+		ev := contract.RefusalEvent{
+			EventType: contract.EventRefusal, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
+			Attempt: attempt, Refusal: text, Timestamp: now,
+		}
+		return g.publish(contract.OutcomeRefused, m, attempt, "", ev, st, now)
+	}
+
+	if schema == nil {
+		text := string(env.Payload)
+		ev := contract.ResultEvent{
+			EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
+			Attempt: attempt, ResultText: &text, Normalizations: []contract.Normalization{}, Timestamp: now,
+		}
+		return g.publish(contract.OutcomeValid, m, attempt, "", ev, st, now)
+	}
+
+	opts := CheckOptions{MaxDepth: g.cfg.MaxDepth, Coerce: true}
+	if hasBP {
+		opts.ExtraFields, opts.Coerce = bp.ExtraFields, bp.Coerce
+	}
+	v := Check(env.Payload, schema, opts)
+	if v.Valid {
+		id := schema.ID
+		ev := contract.ResultEvent{
+			EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
+			Attempt: attempt, SchemaID: &id, ResultData: v.Data,
+			Normalized: len(v.Normalizations) > 0, Normalizations: v.Normalizations, Timestamp: now,
+		}
+		d := g.publish(contract.OutcomeValid, m, attempt, schema.ID, ev, st, now)
+		d.Normalizations = v.Normalizations
+		return d
+	}
+
+	verr := contract.ValidationError{
+		Error: contract.ValidationErrorCode, SchemaID: schema.ID, AgentID: m.AgentID,
+		Violations: v.Violations, RawOutput: contract.TruncateRaw(env.Payload),
+	}
+	if attempt < maxAttempts {
+		verr.Retryable = true
+		ev := contract.RetryEvent{
+			EventType: contract.EventRetryRequested, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
+			Attempt: attempt, NextAttempt: attempt + 1, Error: verr,
+			RetryPrompt: RetryPrompt(v.Violations, schema.Raw), Timestamp: now,
+		}
+		d := g.publish(contract.OutcomeRetry, m, attempt, schema.ID, ev, st, now)
+		d.Violations, d.Normalizations = v.Violations, v.Normalizations
+		return d
+	}
+	retries := maxAttempts - 1
+	msg := fmt.Sprintf("Output did not match schema after %d %s", retries, plural(retries, "retry", "retries"))
+	d := g.deadLetter(env, m, attempt, contract.ErrOutputSchemaValidationFailed, msg, &verr, st, now)
+	d.SchemaID = schema.ID
+	d.Violations, d.Normalizations = v.Violations, v.Normalizations
+	return d
+}
+
+// refusal recognises a refusal (contract section 3.3): the Output-Kind
+// header, or a payload that is a JSON object whose only key is "refusal"
+// holding a string.
+func refusal(m Meta, payload []byte) (string, bool) {
+	if m.Refusal {
+		return string(payload), true
+	}
+	trimmed := bytes.TrimSpace(payload)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !bytes.Contains(trimmed, []byte(`"refusal"`)) {
+		return "", false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(trimmed, &obj) != nil || len(obj) != 1 {
+		return "", false
+	}
+	var text string
+	if raw, ok := obj["refusal"]; !ok || json.Unmarshal(raw, &text) != nil {
+		return "", false
+	}
+	return text, true
+}
+
+func (g *Gate) publish(o contract.Outcome, m Meta, attempt int, schemaID string, ev any, st *contract.RunState, now time.Time) Decision {
+	d := Decision{
+		Outcome: o, RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt, SchemaID: schemaID,
+		Subject: subjects.Outcome(o, m.AgentID), MsgID: contract.MsgID(m.RunID, attempt, o),
+		Payload: encode(ev),
+	}
+	d.State = nextState(st, m, attempt, o, d.Payload, now)
+	return d
+}
+
+func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorType, msg string,
+	verr *contract.ValidationError, st *contract.RunState, now time.Time) Decision {
+	ev := contract.FailedEvent{
+		EventType: contract.EventFailed, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
+		Attempt: attempt, Status: string(contract.RunFailed),
+		Error:      contract.FailedError{Type: t, Message: msg},
+		Validation: verr, Raw: keepRaw(env), Timestamp: now,
+	}
+	if verr != nil {
+		for _, v := range verr.Violations {
+			ev.Error.ValidationErrors = append(ev.Error.ValidationErrors, ViolationLine(v))
+		}
+	}
+	d := Decision{
+		Outcome: contract.OutcomeDLQ, RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt,
+		Subject: subjects.Outcome(contract.OutcomeDLQ, m.AgentID), ErrorType: t,
+	}
+	if t == contract.ErrInvalidEnvelope && !agentTrusted(env) {
+		d.Subject = subjects.DLQ(subjects.UnknownAgent)
+	}
+	if t.LeavesRunState() && (m.RunID == "" || attempt == 0) {
+		// Not tied to a (run, attempt): name it after the input itself so a
+		// redelivery still de-duplicates.
+		d.MsgID = "seq-" + strconv.FormatUint(env.Seq, 10) + "." + string(contract.OutcomeDLQ)
+	} else {
+		d.MsgID = contract.MsgID(m.RunID, attempt, contract.OutcomeDLQ)
+	}
+	d.Payload = encode(ev)
+	if g.cfg.MaxMessage > 0 && len(d.Payload) > g.cfg.MaxMessage-1024 {
+		// Too large to carry a copy: the raw stream keeps the original.
+		ev.Raw.Payload, ev.Raw.PayloadBase64, ev.Raw.Omitted = nil, "", true
+		d.Payload = encode(ev)
+	}
+	if !t.LeavesRunState() {
+		d.State = nextState(st, m, attempt, contract.OutcomeDLQ, d.Payload, now)
+	}
+	return d
+}
+
+// agentTrusted reports whether an invalid envelope still names its agent
+// unambiguously, so that its dead letter can go to that agent's subject.
+func agentTrusted(env Envelope) bool {
+	token, ok := subjects.AgentFromRaw(env.Subject)
+	if !ok {
+		return false
+	}
+	h := env.Header(contract.HeaderAgentID)
+	return token == "" || h == "" || h == token
+}
+
+func keepRaw(env Envelope) contract.RawMessage {
+	r := contract.RawMessage{Subject: env.Subject, Headers: env.Headers, Size: len(env.Payload)}
+	if env.Seq != 0 {
+		r.Stream, r.Seq = subjects.StreamRaw, env.Seq
+	}
+	if r.Headers == nil {
+		r.Headers = map[string][]string{}
+	}
+	if utf8.Valid(env.Payload) {
+		s := string(env.Payload)
+		r.Payload = &s
+	} else {
+		r.PayloadBase64 = base64.StdEncoding.EncodeToString(env.Payload)
+	}
+	return r
+}
+
+func nextState(st *contract.RunState, m Meta, attempt int, o contract.Outcome, payload []byte, now time.Time) *contract.RunState {
+	next := contract.RunState{RunID: m.RunID, AgentID: m.AgentID}
+	if st != nil {
+		next = *st
+	}
+	next.Status = contract.StatusFor(o)
+	next.Attempts = max(next.Attempts, attempt)
+	next.Outcome = payload
+	next.UpdatedAt = now
+	return &next
+}
+
+// encode marshals an outcome without HTML escaping: consumers read the
+// text as the model wrote it.
+func encode(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Every value here is built from decoded JSON and plain structs.
+		panic(fmt.Sprintf("handlers: encoding outcome: %v", err))
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Internal is the dead letter of a raw output whose processing failed for a
+// reason of agentgate's own (a panic, or an error that outlived every
+// retry), so that it ends where an operator sees it instead of being
+// redelivered forever. The run's state is left as it was.
+func (g *Gate) Internal(env Envelope, cause string) Decision {
+	m, _ := ParseMeta(env)
+	return g.deadLetter(env, m, m.Attempt, contract.ErrInternal, cause, nil, nil, g.cfg.Now().UTC())
+}

@@ -1,0 +1,159 @@
+package handlers_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/schemas"
+)
+
+const (
+	goodReview = `{"summary": "ok", "approval": "approve", "comments": []}`
+	badReview  = `{"summary": "ok", "approval": "lgtm", "comments": []}`
+)
+
+func newGate(t *testing.T, maxPayload, maxMessage int) *handlers.Gate {
+	t.Helper()
+	reg, err := schemas.Load("../examples")
+	if err != nil {
+		t.Fatalf("loading examples: %v", err)
+	}
+	g, err := handlers.NewGate(handlers.GateConfig{
+		Registry: reg, MaxPayload: maxPayload, MaxMessage: maxMessage,
+		Now: func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func env(subject string, payload string, kv ...string) handlers.Envelope {
+	h := map[string][]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h[kv[i]] = append(h[kv[i]], kv[i+1])
+	}
+	return handlers.Envelope{Subject: subject, Headers: h, Payload: []byte(payload), Seq: 7}
+}
+
+func TestGate_Decide(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, 64, 0)
+	const pr = "agent.output.raw.pr-reviewer"
+	retrying := &contract.RunState{RunID: "r", AgentID: "pr-reviewer", Status: contract.RunRetryRequested, Attempts: 1}
+	done := &contract.RunState{RunID: "r", AgentID: "pr-reviewer", Status: contract.RunCompleted, Attempts: 1}
+	tests := []struct {
+		name        string
+		given       handlers.Envelope
+		state       *contract.RunState
+		wantOutcome contract.Outcome
+		wantType    contract.ErrorType
+		wantAttempt int
+		wantMsgID   string
+		wantSubject string
+		wantStatus  contract.RunStatus // "" when the state is left alone
+	}{
+		{"valid", env(pr, goodReview, "Run-Id", "r"), nil,
+			contract.OutcomeValid, "", 1, "r.1.valid", "agent.output.valid.pr-reviewer", contract.RunCompleted},
+		{"invalid first attempt", env(pr, badReview, "Run-Id", "r"), nil,
+			contract.OutcomeRetry, "", 1, "r.1.retry", "agent.retry.requested.pr-reviewer", contract.RunRetryRequested},
+		{"invalid last attempt", env(pr, badReview, "Run-Id", "r"), retrying,
+			contract.OutcomeDLQ, contract.ErrOutputSchemaValidationFailed, 2, "r.2.dlq", "agent.output.dlq.pr-reviewer", contract.RunFailed},
+		{"refusal header", env(pr, "no", "Run-Id", "r", "Output-Kind", "refusal"), nil,
+			contract.OutcomeRefused, "", 1, "r.1.refused", "agent.output.refused.pr-reviewer", contract.RunRefused},
+		{"refusal object", env(pr, ` {"refusal": "no"} `, "Run-Id", "r"), nil,
+			contract.OutcomeRefused, "", 1, "r.1.refused", "agent.output.refused.pr-reviewer", contract.RunRefused},
+		{"refusal key among others is no refusal", env(pr, `{"refusal": "no", "x": 1}`, "Run-Id", "r"), nil,
+			contract.OutcomeRetry, "", 1, "r.1.retry", "agent.retry.requested.pr-reviewer", contract.RunRetryRequested},
+		{"already answered attempt", env(pr, goodReview, "Run-Id", "r", "Attempt", "1"), retrying,
+			"", "", 1, "", "", ""},
+		{"no attempt on a finished run: its last one, answered", env(pr, goodReview, "Run-Id", "r"), done,
+			"", "", 1, "", "", ""},
+		{"invalid envelope wins over unknown agent", env("agent.output.raw.nobody", goodReview), nil,
+			contract.OutcomeDLQ, contract.ErrInvalidEnvelope, 0, "seq-7.dlq", "agent.output.dlq.nobody", ""},
+		{"unknown agent wins over payload too large", env("agent.output.raw.nobody", strings.Repeat("x", 100), "Run-Id", "r"), nil,
+			contract.OutcomeDLQ, contract.ErrUnknownAgent, 1, "r.1.dlq", "agent.output.dlq.nobody", contract.RunFailed},
+		{"unknown schema", env("agent.output.raw.nobody", goodReview, "Run-Id", "r", "Schema-Id", "urn:x"), nil,
+			contract.OutcomeDLQ, contract.ErrUnknownSchema, 1, "r.1.dlq", "agent.output.dlq.nobody", contract.RunFailed},
+		{"payload too large wins over invalid encoding", env(pr, strings.Repeat("\xff", 100), "Run-Id", "r"), nil,
+			contract.OutcomeDLQ, contract.ErrPayloadTooLarge, 1, "r.1.dlq", "agent.output.dlq.pr-reviewer", contract.RunFailed},
+		{"invalid encoding wins over run already completed", env(pr, "\xff", "Run-Id", "r", "Attempt", "2"), done,
+			contract.OutcomeDLQ, contract.ErrInvalidEncoding, 2, "r.2.dlq", "agent.output.dlq.pr-reviewer", ""},
+		{"run already completed wins over attempts exhausted", env(pr, goodReview[:10], "Run-Id", "r", "Attempt", "9"), done,
+			contract.OutcomeDLQ, contract.ErrRunAlreadyCompleted, 9, "r.9.dlq", "agent.output.dlq.pr-reviewer", ""},
+		{"attempts exhausted", env(pr, "{}", "Run-Id", "r", "Attempt", "3"), nil,
+			contract.OutcomeDLQ, contract.ErrAttemptsExhausted, 3, "r.3.dlq", "agent.output.dlq.pr-reviewer", ""},
+		{"schema by header for an agent without blueprint", env("agent.output.raw.adhoc", goodReview, "Run-Id", "r",
+			"Schema-Id", "https://agentgate.dev/schemas/pr-review/1.0.0"), nil,
+			contract.OutcomeValid, "", 1, "r.1.valid", "agent.output.valid.adhoc", contract.RunCompleted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := g.Decide(tt.given, tt.state)
+			if d.Outcome != tt.wantOutcome || d.ErrorType != tt.wantType || d.Attempt != tt.wantAttempt ||
+				d.MsgID != tt.wantMsgID || d.Subject != tt.wantSubject {
+				t.Fatalf("Decide = outcome %q type %q attempt %d id %q subject %q; want %q %q %d %q %q\n%s",
+					d.Outcome, d.ErrorType, d.Attempt, d.MsgID, d.Subject,
+					tt.wantOutcome, tt.wantType, tt.wantAttempt, tt.wantMsgID, tt.wantSubject, d.Payload)
+			}
+			switch {
+			case tt.wantStatus == "" && d.State != nil:
+				t.Errorf("state changed to %+v", d.State)
+			case tt.wantStatus != "" && (d.State == nil || d.State.Status != tt.wantStatus || d.State.Attempts != tt.wantAttempt):
+				t.Errorf("state = %+v, want %s at attempt %d", d.State, tt.wantStatus, tt.wantAttempt)
+			}
+			if d.Outcome == "" {
+				return
+			}
+			var body map[string]any
+			if err := json.Unmarshal(d.Payload, &body); err != nil {
+				t.Fatalf("payload is not JSON: %v", err)
+			}
+			if d.State != nil && string(d.State.Outcome) != string(d.Payload) {
+				t.Errorf("state does not hold the published outcome")
+			}
+			h := d.Headers()
+			if h["Outcome"] != string(d.Outcome) || h["Nats-Msg-Id"] != d.MsgID || h["Run-Id"] != d.RunID {
+				t.Errorf("headers = %v", h)
+			}
+		})
+	}
+}
+
+func TestGate_deadLetterTooLargeToCopy(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, 1<<20, 4096)
+	big := strings.Repeat("y", 8000)
+	d := g.Decide(env("agent.output.raw.pr-reviewer", big, "Run-Id", "r", "Attempt", "5"), nil)
+	var ev contract.FailedEvent
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Error.Type != contract.ErrAttemptsExhausted || !ev.Raw.Omitted || ev.Raw.Payload != nil ||
+		ev.Raw.Seq != 7 || ev.Raw.Stream == "" || ev.Raw.Size != 8000 || len(d.Payload) > 4096 {
+		t.Errorf("dead letter = %+v (%d bytes)", ev.Raw, len(d.Payload))
+	}
+}
+
+func TestGate_retryEvent(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, 0, 0)
+	d := g.Decide(env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r", "Session-Id", "s"), nil)
+	var ev contract.RetryEvent
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.NextAttempt != 2 || !ev.Error.Retryable || ev.Error.RawOutput != badReview || ev.SessionID == nil || *ev.SessionID != "s" ||
+		len(ev.Error.Violations) != 1 || ev.Error.Violations[0].Path != "$.approval" {
+		t.Errorf("retry event = %+v", ev)
+	}
+	if !strings.HasPrefix(ev.RetryPrompt, "<output-validation-error>\nYour output did not match the required schema.\n\n## Validation Errors\n- $.approval: ") ||
+		!strings.HasSuffix(ev.RetryPrompt, "```\n\nPlease provide output matching the schema exactly.\n</output-validation-error>") {
+		t.Errorf("retry prompt:\n%s", ev.RetryPrompt)
+	}
+}

@@ -1,0 +1,478 @@
+package handlers
+
+import (
+	"maps"
+	"reflect"
+	"regexp"
+	"slices"
+
+	"github.com/agentgate/agentgate/contract"
+)
+
+// Bounds on how far one schema node is expanded through $ref and allOf: a
+// $ref cycle or a fan of allOf branches stops here, and a set cut short is
+// treated as unknown (nothing is stripped or coerced under it).
+const (
+	maxSchemaSetNodes = 64
+	maxSchemaSetHops  = 32
+)
+
+// aliasesKeyword is the schema annotation listing a property's aliases.
+const aliasesKeyword = "x-aliases"
+
+// extraFieldsReject is the NormalizeOptions.ExtraFields value that leaves
+// members a closed object forbids in place.
+const extraFieldsReject = "reject"
+
+// Keywords that may let more member names into an object, or make the set
+// of names depend on the instance: where they appear, a closed object is
+// stripped only when their branches provably add no name.
+var nameCombinators = []string{"anyOf", "oneOf", "if", "then", "else", "dependentSchemas"}
+
+// Resolver follows a schema node's $ref to its target. It returns the node
+// itself when the node has no $ref, and nil when the reference cannot be
+// resolved (the normalizer then treats that part of the schema as unknown).
+type Resolver interface {
+	Resolve(node map[string]any) map[string]any
+}
+
+// NormalizeOptions tune Normalize for one agent (its blueprint's
+// extra_fields and coerce).
+type NormalizeOptions struct {
+	// ExtraFields is "strip" (the default, also used for "" and any value
+	// other than "reject"): members that a closed object does not allow are
+	// removed and recorded; or "reject": they are left for validation to
+	// report.
+	ExtraFields string
+	// Coerce allows the schema-guided conversions of contract section 3.1
+	// (op coerce). The zero value disables them; blueprints default to true.
+	Coerce bool
+}
+
+// Normalize returns a normalized copy of doc (doc itself is never mutated,
+// and the copy shares no map or slice with it) and every change made, in
+// document order: at each object, its renames and drops (members in sorted
+// order), then each member in sorted order, parents before children.
+//
+// It walks doc alongside schema, following $ref through r (nil r: every
+// $ref is unknown), allOf (whose branches' properties and aliases merge),
+// properties, patternProperties, additionalProperties, items (2020-12 and
+// draft-07 tuple forms), prefixItems and additionalItems. anyOf, oneOf and
+// if/then/else are never entered, so nothing under them is changed:
+//
+//   - rename/drop: a member named by one of a property's "x-aliases" is
+//     renamed to the property's name; when the canonical member is present
+//     too, or an earlier alias (in x-aliases order) is, it is dropped.
+//   - strip: unless opts.ExtraFields is "reject", a member that a closed
+//     object (additionalProperties false) does not allow through its
+//     properties, patternProperties or those of its allOf branches is
+//     removed, but only where the allowed names are certain.
+//   - coerce (opts.Coerce): a numeric string to a number or integer, "true"
+//     or "false" to a boolean, a single value to a one-element array, a
+//     string to the enum member it matches but for case and surrounding
+//     space, and a null member that is optional and cannot be null is
+//     removed; each only where the schema's type, enum and const (never an
+//     anyOf or oneOf branch) leave exactly one reading.
+//
+// Normalize is idempotent: applied to its own output it changes nothing.
+// The returned slice is never nil, so it marshals as [] when empty.
+func Normalize(doc any, schema map[string]any, r Resolver, opts NormalizeOptions) (any, []contract.Normalization) {
+	n := &normalizer{resolver: r, opts: opts, ops: []contract.Normalization{}}
+	var root schemaSet
+	if schema != nil {
+		root = n.flatten(schema)
+	}
+	return n.walk(doc, root, "$"), n.ops
+}
+
+// normalizer is the state of one Normalize call.
+type normalizer struct {
+	resolver Resolver
+	opts     NormalizeOptions
+	ops      []contract.Normalization
+	// patterns caches compiled patternProperties; nil marks a pattern that
+	// does not compile.
+	patterns map[string]*regexp.Regexp
+}
+
+// schemaSet is the conjunction of schema nodes that apply to one instance
+// location: a node, the targets of its $ref and its allOf branches, all the
+// way down.
+type schemaSet struct {
+	nodes []map[string]any
+	// partial is set when part of the conjunction is unknown (a $ref that
+	// does not resolve, a dynamic reference, the expansion bounds, a pattern
+	// that does not compile): aliases still apply, stripping and coercion do
+	// not.
+	partial bool
+}
+
+// walk returns the normalized copy of v, located at path, under s.
+func (n *normalizer) walk(v any, s schemaSet, path string) any {
+	if n.opts.Coerce {
+		v = n.coerce(v, s, path)
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		return n.walkObject(t, s, path)
+	case []any:
+		out := make([]any, len(t))
+		for i, item := range t {
+			out[i] = n.walk(item, n.item(s, i), contract.Index(path, i))
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+func (n *normalizer) walkObject(obj map[string]any, s schemaSet, path string) map[string]any {
+	canonOf, aliasesOf := n.aliases(s)
+	members := make(map[string]any, len(obj))
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
+		canon, isAlias := canonOf[name]
+		if !isAlias {
+			members[name] = obj[name]
+			continue
+		}
+		op := contract.Normalization{Op: contract.OpDrop, Path: path, From: name, To: canon}
+		if _, present := obj[canon]; !present && firstPresent(aliasesOf[canon], obj) == name {
+			op.Op = contract.OpRename
+			members[canon] = obj[name]
+		}
+		n.ops = append(n.ops, op)
+	}
+
+	strip := n.opts.ExtraFields != extraFieldsReject && n.closedCertain(s)
+	required := requiredNames(s)
+	out := make(map[string]any, len(members))
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		v, mpath := members[name], contract.Member(path, name)
+		if strip && !n.allowed(s, name) {
+			n.ops = append(n.ops, contract.Normalization{Op: contract.OpStrip, Path: mpath})
+			continue
+		}
+		child := n.child(s, name)
+		if v == nil && n.opts.Coerce && !s.partial && !required[name] && excludesNull(child) {
+			n.ops = append(n.ops, contract.Normalization{Op: contract.OpCoerce, Path: mpath, From: "null", Detail: "null in optional member removed"})
+			continue
+		}
+		out[name] = n.walk(v, child, mpath)
+	}
+	return out
+}
+
+// firstPresent returns the first of names that obj has.
+func firstPresent(names []string, obj map[string]any) string {
+	for _, a := range names {
+		if _, ok := obj[a]; ok {
+			return a
+		}
+	}
+	return ""
+}
+
+// flatten expands schema nodes into the conjunction that applies: each node,
+// its $ref target and its allOf branches, recursively, each node once.
+// Boolean schemas carry no keywords to follow and are skipped.
+func (n *normalizer) flatten(subs ...any) schemaSet {
+	var s schemaSet
+	seen := make(map[uintptr]bool)
+	var visit func(v any, hops int)
+	visit = func(v any, hops int) {
+		node, ok := v.(map[string]any)
+		if !ok || node == nil {
+			return
+		}
+		id := reflect.ValueOf(node).Pointer()
+		if seen[id] {
+			return
+		}
+		if len(s.nodes) >= maxSchemaSetNodes || hops > maxSchemaSetHops {
+			s.partial = true
+			return
+		}
+		seen[id] = true
+		s.nodes = append(s.nodes, node)
+		for _, kw := range []string{"$dynamicRef", "$recursiveRef"} {
+			if _, ok := node[kw]; ok {
+				s.partial = true
+			}
+		}
+		if _, ok := node["$ref"]; ok {
+			var target map[string]any
+			if n.resolver != nil {
+				target = n.resolver.Resolve(node)
+			}
+			if target == nil {
+				s.partial = true
+			} else {
+				visit(target, hops+1)
+			}
+		}
+		if all, ok := node["allOf"].([]any); ok {
+			for _, b := range all {
+				visit(b, hops+1)
+			}
+		}
+	}
+	for _, v := range subs {
+		visit(v, 0)
+	}
+	return s
+}
+
+// child returns the set that applies to member name of an object under s:
+// per node, the property's schema, else every matching patternProperties
+// schema, else additionalProperties.
+func (n *normalizer) child(s schemaSet, name string) schemaSet {
+	var subs []any
+	partial := s.partial
+	for _, node := range s.nodes {
+		if props, ok := node["properties"].(map[string]any); ok {
+			if sub, ok := props[name]; ok {
+				subs = append(subs, sub)
+				continue
+			}
+		}
+		matched := false
+		if pp, ok := node["patternProperties"].(map[string]any); ok {
+			for _, pat := range slices.Sorted(maps.Keys(pp)) {
+				re := n.pattern(pat)
+				if re == nil {
+					partial = true
+					continue
+				}
+				if re.MatchString(name) {
+					subs = append(subs, pp[pat])
+					matched = true
+				}
+			}
+		}
+		if ap, ok := node["additionalProperties"]; ok && !matched {
+			subs = append(subs, ap)
+		}
+	}
+	cs := n.flatten(subs...)
+	cs.partial = cs.partial || partial
+	return cs
+}
+
+// item returns the set that applies to element i of an array under s:
+// prefixItems then items (2020-12), or tuple items then additionalItems
+// (draft-07), or items for all.
+func (n *normalizer) item(s schemaSet, i int) schemaSet {
+	var subs []any
+	for _, node := range s.nodes {
+		if prefix, ok := node["prefixItems"].([]any); ok {
+			if i < len(prefix) {
+				subs = append(subs, prefix[i])
+			} else if it, ok := node["items"]; ok {
+				subs = append(subs, it)
+			}
+			continue
+		}
+		switch it := node["items"].(type) {
+		case nil:
+		case []any:
+			if i < len(it) {
+				subs = append(subs, it[i])
+			} else if ai, ok := node["additionalItems"]; ok {
+				subs = append(subs, ai)
+			}
+		default:
+			subs = append(subs, it)
+		}
+	}
+	cs := n.flatten(subs...)
+	cs.partial = cs.partial || s.partial
+	return cs
+}
+
+// aliases maps each alias to its property and each property to its aliases
+// in x-aliases order, over every node of s (nodes in order, properties in
+// sorted order, the first claim of an alias wins). An alias that is itself
+// a declared property name, or its own property's name, is ignored.
+func (n *normalizer) aliases(s schemaSet) (canonOf map[string]string, aliasesOf map[string][]string) {
+	declared := declaredNames(s)
+	for _, node := range s.nodes {
+		props, _ := node["properties"].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			for _, pn := range n.flatten(props[name]).nodes {
+				list, _ := pn[aliasesKeyword].([]any)
+				for _, a := range list {
+					alias, ok := a.(string)
+					if !ok || declared[alias] {
+						continue
+					}
+					if _, taken := canonOf[alias]; taken {
+						continue
+					}
+					if canonOf == nil {
+						canonOf, aliasesOf = make(map[string]string), make(map[string][]string)
+					}
+					canonOf[alias] = name
+					aliasesOf[name] = append(aliasesOf[name], alias)
+				}
+			}
+		}
+	}
+	return canonOf, aliasesOf
+}
+
+// closedCertain reports whether an object under s is closed
+// (additionalProperties false in some node) and the names it allows are
+// known for sure, so that stripping the others cannot remove a member the
+// schema accepts.
+func (n *normalizer) closedCertain(s schemaSet) bool {
+	if s.partial {
+		return false
+	}
+	closed := false
+	for _, node := range s.nodes {
+		if ap, ok := node["additionalProperties"].(bool); ok && !ap {
+			closed = true
+		}
+	}
+	if !closed {
+		return false
+	}
+	declared := declaredNames(s)
+	for _, node := range s.nodes {
+		if _, ok := node["unevaluatedProperties"]; ok {
+			return false
+		}
+		if pp, ok := node["patternProperties"].(map[string]any); ok {
+			for pat := range pp {
+				if n.pattern(pat) == nil {
+					return false
+				}
+			}
+		}
+		for _, kw := range nameCombinators {
+			if v, ok := node[kw]; ok && !n.addsNoNames(kw, v, declared) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// addsNoNames reports whether the branches of combinator kw provably let no
+// member name in beyond declared: they declare only declared properties,
+// no patternProperties, no open additionalProperties and nothing nested
+// that would need deciding.
+func (n *normalizer) addsNoNames(kw string, v any, declared map[string]bool) bool {
+	var branches []any
+	switch kw {
+	case "anyOf", "oneOf":
+		list, ok := v.([]any)
+		if !ok {
+			return false
+		}
+		branches = list
+	case "dependentSchemas":
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			branches = append(branches, m[k])
+		}
+	default:
+		branches = []any{v}
+	}
+	for _, b := range branches {
+		bs := n.flatten(b)
+		if bs.partial {
+			return false
+		}
+		for _, node := range bs.nodes {
+			if _, ok := node["patternProperties"]; ok {
+				return false
+			}
+			if _, ok := node["unevaluatedProperties"]; ok {
+				return false
+			}
+			for _, nested := range nameCombinators {
+				if _, ok := node[nested]; ok {
+					return false
+				}
+			}
+			if ap, ok := node["additionalProperties"]; ok {
+				if closed, isBool := ap.(bool); !isBool || closed {
+					return false
+				}
+			}
+			props, _ := node["properties"].(map[string]any)
+			for name := range props {
+				if !declared[name] {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// allowed reports whether a closed object under s allows member name.
+func (n *normalizer) allowed(s schemaSet, name string) bool {
+	for _, node := range s.nodes {
+		if props, ok := node["properties"].(map[string]any); ok {
+			if _, ok := props[name]; ok {
+				return true
+			}
+		}
+		if pp, ok := node["patternProperties"].(map[string]any); ok {
+			for pat := range pp {
+				if re := n.pattern(pat); re != nil && re.MatchString(name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// pattern compiles a patternProperties key once per call; nil when Go's
+// regexp syntax cannot express it.
+func (n *normalizer) pattern(p string) *regexp.Regexp {
+	if re, ok := n.patterns[p]; ok {
+		return re
+	}
+	if n.patterns == nil {
+		n.patterns = make(map[string]*regexp.Regexp)
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		re = nil // ECMA-262 syntax RE2 lacks (lookaround, backreferences)
+	}
+	n.patterns[p] = re
+	return re
+}
+
+// declaredNames is the union of the properties of every node of s.
+func declaredNames(s schemaSet) map[string]bool {
+	names := make(map[string]bool)
+	for _, node := range s.nodes {
+		props, _ := node["properties"].(map[string]any)
+		for name := range props {
+			names[name] = true
+		}
+	}
+	return names
+}
+
+// requiredNames is the union of required over every node of s.
+func requiredNames(s schemaSet) map[string]bool {
+	names := make(map[string]bool)
+	for _, node := range s.nodes {
+		list, _ := node["required"].([]any)
+		for _, r := range list {
+			if name, ok := r.(string); ok {
+				names[name] = true
+			}
+		}
+	}
+	return names
+}

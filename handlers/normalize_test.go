@@ -1,0 +1,661 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers"
+)
+
+// normCase is one Normalize table case: a schema and a document as JSON
+// text, the options, and the wanted document and changes.
+type normCase struct {
+	name   string
+	schema string
+	given  string
+	opts   handlers.NormalizeOptions
+	want   string
+	ops    []contract.Normalization
+}
+
+var stripAndCoerce = handlers.NormalizeOptions{ExtraFields: "strip", Coerce: true}
+
+func opRename(path, from, to string) contract.Normalization {
+	return contract.Normalization{Op: contract.OpRename, Path: path, From: from, To: to}
+}
+
+func opDrop(path, from, to string) contract.Normalization {
+	return contract.Normalization{Op: contract.OpDrop, Path: path, From: from, To: to}
+}
+
+func opStrip(path string) contract.Normalization {
+	return contract.Normalization{Op: contract.OpStrip, Path: path}
+}
+
+const commentsSchema = `{
+	"type": "object", "additionalProperties": false,
+	"properties": {
+		"comments": {"type": "array", "items": {"$ref": "#/$defs/comment"}, "x-aliases": ["review_comments"]}
+	},
+	"$defs": {"comment": {
+		"type": "object", "additionalProperties": false,
+		"properties": {
+			"file": {"type": "string", "x-aliases": ["path"]},
+			"message": {"type": "string", "x-aliases": ["body", "text"]}
+		}
+	}}
+}`
+
+var aliasCases = []normCase{
+	{
+		name:   "alias at the root",
+		schema: `{"properties": {"candidates": {"type": "array", "x-aliases": ["tripwire_candidates"]}}}`,
+		given:  `{"tripwire_candidates": []}`,
+		want:   `{"candidates": []}`,
+		ops:    []contract.Normalization{opRename("$", "tripwire_candidates", "candidates")},
+	},
+	{
+		name:   "canonical wins over its alias",
+		schema: `{"properties": {"message": {"type": "string", "x-aliases": ["body"]}}}`,
+		given:  `{"body": "alias", "message": "canonical"}`,
+		want:   `{"message": "canonical"}`,
+		ops:    []contract.Normalization{opDrop("$", "body", "message")},
+	},
+	{
+		name:   "first alias in x-aliases order wins",
+		schema: `{"properties": {"message": {"type": "string", "x-aliases": ["text", "body"]}}}`,
+		given:  `{"body": "second", "text": "first"}`,
+		want:   `{"message": "first"}`,
+		ops:    []contract.Normalization{opDrop("$", "body", "message"), opRename("$", "text", "message")},
+	},
+	{
+		name:   "aliases at every depth through $ref and items",
+		schema: commentsSchema,
+		given:  `{"review_comments": [{"path": "a.go", "body": "x"}, {"file": "b.go", "text": "y", "message": "z"}]}`,
+		want:   `{"comments": [{"file": "a.go", "message": "x"}, {"file": "b.go", "message": "z"}]}`,
+		ops: []contract.Normalization{
+			opRename("$", "review_comments", "comments"),
+			opRename("$.comments[0]", "body", "message"),
+			opRename("$.comments[0]", "path", "file"),
+			opDrop("$.comments[1]", "text", "message"),
+		},
+	},
+	{
+		name:   "aliases declared in allOf branches and behind $ref",
+		schema: `{"allOf": [{"properties": {"a": {"x-aliases": ["alpha"]}}}, {"$ref": "#/$defs/b"}], "$defs": {"b": {"properties": {"b": {"$ref": "#/$defs/bee"}}}, "bee": {"x-aliases": ["beta"]}}}`,
+		given:  `{"alpha": 1, "beta": 2}`,
+		want:   `{"a": 1, "b": 2}`,
+		ops:    []contract.Normalization{opRename("$", "alpha", "a"), opRename("$", "beta", "b")},
+	},
+	{
+		name:   "an alias that is a declared property is no alias",
+		schema: `{"properties": {"title": {}, "action": {"x-aliases": ["title", "name"]}}}`,
+		given:  `{"title": "t", "name": "n"}`,
+		want:   `{"title": "t", "action": "n"}`,
+		ops:    []contract.Normalization{opRename("$", "name", "action")},
+	},
+	{
+		name:   "alias under a non-identifier name",
+		schema: `{"properties": {"odd key": {"type": "object", "properties": {"x": {"x-aliases": ["y"]}}}}}`,
+		given:  `{"odd key": {"y": 1}}`,
+		want:   `{"odd key": {"x": 1}}`,
+		ops:    []contract.Normalization{opRename("$['odd key']", "y", "x")},
+	},
+	{
+		name:   "draft-07 definitions",
+		schema: `{"$schema": "http://json-schema.org/draft-07/schema#", "items": {"$ref": "#/definitions/x"}, "definitions": {"x": {"properties": {"a": {"x-aliases": ["b"]}}}}}`,
+		given:  `[{"b": 1}]`,
+		want:   `[{"a": 1}]`,
+		ops:    []contract.Normalization{opRename("$[0]", "b", "a")},
+	},
+	{
+		name:   "no alias resolution inside anyOf branches",
+		schema: `{"anyOf": [{"properties": {"a": {"x-aliases": ["b"]}}}]}`,
+		given:  `{"b": 1}`,
+		want:   `{"b": 1}`,
+	},
+}
+
+var stripCases = []normCase{
+	{
+		name:   "closed objects strip extras at every depth",
+		schema: commentsSchema,
+		opts:   stripAndCoerce,
+		given:  `{"note": 1, "comments": [{"file": "a.go", "trigger_pattern": "x", "severity": "high"}]}`,
+		want:   `{"comments": [{"file": "a.go"}]}`,
+		ops:    []contract.Normalization{opStrip("$.comments[0].severity"), opStrip("$.comments[0].trigger_pattern"), opStrip("$.note")},
+	},
+	{
+		name:   "reject leaves extras for validation",
+		schema: commentsSchema,
+		opts:   handlers.NormalizeOptions{ExtraFields: "reject", Coerce: true},
+		given:  `{"note": 1, "review_comments": [{"file": "a.go", "trigger_pattern": "x"}]}`,
+		want:   `{"note": 1, "comments": [{"file": "a.go", "trigger_pattern": "x"}]}`,
+		ops:    []contract.Normalization{opRename("$", "review_comments", "comments")},
+	},
+	{
+		name:   "odd member names get quoted paths",
+		schema: `{"type": "object", "additionalProperties": false}`,
+		given:  `{"odd key": 1, "it's": 2}`,
+		want:   `{}`,
+		ops:    []contract.Normalization{opStrip("$['it\\'s']"), opStrip("$['odd key']")},
+	},
+	{
+		name:   "patternProperties allow names",
+		schema: `{"additionalProperties": false, "properties": {"a": {}}, "patternProperties": {"^x-": {}}}`,
+		given:  `{"a": 1, "x-trace": 2, "b": 3}`,
+		want:   `{"a": 1, "x-trace": 2}`,
+		ops:    []contract.Normalization{opStrip("$.b")},
+	},
+	{
+		name:   "allOf branches contribute allowed names",
+		schema: `{"additionalProperties": false, "properties": {"a": {}}, "allOf": [{"properties": {"b": {}}}, {"$ref": "#/$defs/c"}], "$defs": {"c": {"properties": {"c": {}}}}}`,
+		given:  `{"a": 1, "b": 2, "c": 3, "d": 4}`,
+		want:   `{"a": 1, "b": 2, "c": 3}`,
+		ops:    []contract.Normalization{opStrip("$.d")},
+	},
+	{
+		name:   "closed by an allOf branch",
+		schema: `{"allOf": [{"properties": {"a": {}}, "additionalProperties": false}]}`,
+		given:  `{"a": 1, "z": 2}`,
+		want:   `{"a": 1}`,
+		ops:    []contract.Normalization{opStrip("$.z")},
+	},
+	{
+		name:   "open object keeps extras",
+		schema: `{"properties": {"a": {}}, "additionalProperties": {"type": "integer"}}`,
+		given:  `{"a": 1, "z": 2}`,
+		want:   `{"a": 1, "z": 2}`,
+	},
+	{
+		name:   "anyOf that may add names: no strip",
+		schema: `{"additionalProperties": false, "properties": {"a": {}}, "anyOf": [{"properties": {"b": {}}}, {"required": ["a"]}]}`,
+		given:  `{"a": 1, "b": 2}`,
+		want:   `{"a": 1, "b": 2}`,
+	},
+	{
+		name:   "anyOf and if/then over declared names only: strip",
+		schema: `{"additionalProperties": false, "properties": {"a": {}, "k": {}}, "anyOf": [{"required": ["a"]}, {"properties": {"a": {"type": "string"}}}], "if": {"properties": {"k": {"const": 1}}}, "then": {"required": ["a"]}}`,
+		given:  `{"a": 1, "k": 1, "b": 2}`,
+		want:   `{"a": 1, "k": 1}`,
+		ops:    []contract.Normalization{opStrip("$.b")},
+	},
+	{
+		name:   "dependentSchemas that may add names: no strip",
+		schema: `{"additionalProperties": false, "properties": {"a": {}}, "dependentSchemas": {"a": {"properties": {"b": {}}}}}`,
+		given:  `{"a": 1, "b": 2}`,
+		want:   `{"a": 1, "b": 2}`,
+	},
+	{
+		name:   "dependentSchemas over declared names: strip",
+		schema: `{"additionalProperties": false, "properties": {"a": {}, "b": {}}, "dependentSchemas": {"a": {"required": ["b"], "additionalProperties": false}}}`,
+		given:  `{"a": 1, "b": 2, "c": 3}`,
+		want:   `{"a": 1, "b": 2}`,
+		ops:    []contract.Normalization{opStrip("$.c")},
+	},
+	{
+		name:   "oneOf branch with an open additionalProperties: no strip",
+		schema: `{"additionalProperties": false, "properties": {"a": {}}, "oneOf": [{"additionalProperties": true}]}`,
+		given:  `{"a": 1, "b": 2}`,
+		want:   `{"a": 1, "b": 2}`,
+	},
+	{
+		name:   "schema too wide to expand: no strip",
+		schema: `{"additionalProperties": false, "allOf": [` + strings.Repeat(`{"properties": {"a": {}}},`, 70) + `{}]}`,
+		given:  `{"a": 1, "b": 2}`,
+		want:   `{"a": 1, "b": 2}`,
+	},
+	{
+		name:   "unevaluatedProperties: no strip",
+		schema: `{"additionalProperties": false, "properties": {"a": {}}, "unevaluatedProperties": false}`,
+		given:  `{"a": 1, "b": 2}`,
+		want:   `{"a": 1, "b": 2}`,
+	},
+	{
+		name:   "unresolvable $ref: no strip, no coercion",
+		schema: `{"additionalProperties": false, "properties": {"a": {"type": "integer"}}, "$ref": "https://elsewhere.example/schema"}`,
+		opts:   stripAndCoerce,
+		given:  `{"a": "1", "b": 2}`,
+		want:   `{"a": "1", "b": 2}`,
+	},
+	{
+		name:   "pattern Go cannot compile: no strip",
+		schema: `{"additionalProperties": false, "patternProperties": {"^(?!x)": {}}}`,
+		given:  `{"a": 1}`,
+		want:   `{"a": 1}`,
+	},
+	{
+		name:   "$ref cycles terminate",
+		schema: `{"$ref": "#/$defs/a", "$defs": {"a": {"$ref": "#/$defs/b", "properties": {"next": {"$ref": "#"}, "v": {"x-aliases": ["value"]}}, "additionalProperties": false}, "b": {"$ref": "#/$defs/a"}}}`,
+		given:  `{"next": {"next": {"value": 1, "x": 2}}, "x": 3}`,
+		want:   `{"next": {"next": {"v": 1}}}`,
+		ops:    []contract.Normalization{opRename("$.next.next", "value", "v"), opStrip("$.next.next.x"), opStrip("$.x")},
+	},
+}
+
+func TestNormalize_aliases(t *testing.T) { t.Parallel(); runNormCases(t, aliasCases) }
+
+func TestNormalize_strip(t *testing.T) { t.Parallel(); runNormCases(t, stripCases) }
+
+func runNormCases(t *testing.T, cases []normCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			schema := decodeTestSchema(t, tt.schema)
+			doc, ops := handlers.Normalize(decodeTestDoc(t, tt.given), schema, localRefs{root: schema}, tt.opts)
+			if got, want := compactJSON(t, doc), compactJSON(t, decodeTestDoc(t, tt.want)); got != want {
+				t.Errorf("doc = %s, want %s", got, want)
+			}
+			if ops == nil || !slices.Equal(ops, tt.ops) {
+				t.Errorf("normalizations =\n%s\nwant\n%s", formatNormalizations(ops), formatNormalizations(tt.ops))
+			}
+		})
+	}
+}
+
+// TestNormalize_idempotent normalizes every table case, fixture and example
+// output twice: the second pass must change nothing.
+func TestNormalize_idempotent(t *testing.T) {
+	t.Parallel()
+	type input struct {
+		name   string
+		schema map[string]any
+		doc    any
+		opts   handlers.NormalizeOptions
+	}
+	var inputs []input
+	for _, set := range [][]normCase{aliasCases, stripCases, coerceCases} {
+		for _, c := range set {
+			for _, opts := range []handlers.NormalizeOptions{c.opts, stripAndCoerce, {ExtraFields: "reject"}} {
+				inputs = append(inputs, input{c.name, decodeTestSchema(t, c.schema), decodeTestDoc(t, c.given), opts})
+			}
+		}
+	}
+	for _, f := range outputFixtures {
+		schema := loadExampleSchema(t, f.schema)
+		cands, _ := handlers.Extract(readOutputFixture(t, f.file), 0)
+		for i, c := range cands {
+			inputs = append(inputs, input{fmt.Sprintf("%s#%d", f.file, i), schema, c.Doc, stripAndCoerce})
+		}
+	}
+	for _, in := range inputs {
+		t.Run(in.name, func(t *testing.T) {
+			t.Parallel()
+			r := localRefs{root: in.schema}
+			once, _ := handlers.Normalize(in.doc, in.schema, r, in.opts)
+			twice, ops := handlers.Normalize(once, in.schema, r, in.opts)
+			if len(ops) != 0 {
+				t.Errorf("second pass changed:\n%s", formatNormalizations(ops))
+			}
+			if a, b := compactJSON(t, once), compactJSON(t, twice); a != b {
+				t.Errorf("second pass doc = %s, want %s", b, a)
+			}
+		})
+	}
+}
+
+func TestNormalize_doesNotMutate(t *testing.T) {
+	t.Parallel()
+	schema := loadExampleSchema(t, "pr-review")
+	cands, bad := handlers.Extract(readOutputFixture(t, "pr-reviewer/drifted_fence.md"), 0)
+	if bad != nil {
+		t.Fatal(bad.Message)
+	}
+	before := compactJSON(t, cands[0].Doc)
+	out, ops := handlers.Normalize(cands[0].Doc, schema, localRefs{root: schema}, stripAndCoerce)
+	if len(ops) == 0 {
+		t.Fatal("fixture needs normalizing")
+	}
+	if after := compactJSON(t, cands[0].Doc); after != before {
+		t.Fatalf("input changed:\n%s\nwas\n%s", after, before)
+	}
+	// The output shares nothing with the input: changing it leaves the input alone.
+	out.(map[string]any)["comments"].([]any)[0].(map[string]any)["file"] = "changed"
+	if after := compactJSON(t, cands[0].Doc); after != before {
+		t.Fatal("output shares containers with the input")
+	}
+}
+
+func TestNormalize_noSchema(t *testing.T) {
+	t.Parallel()
+	given := decodeTestDoc(t, `{"a": ["1", null]}`)
+	doc, ops := handlers.Normalize(given, nil, nil, stripAndCoerce)
+	if ops == nil || len(ops) != 0 || compactJSON(t, doc) != `{"a":["1",null]}` {
+		t.Errorf("Normalize(no schema) = %s, %v; want the doc unchanged and []", compactJSON(t, doc), ops)
+	}
+}
+
+// outputFixture is a raw agent output under testdata/outputs, the example
+// schema it answers, and the normalizations of its first candidate; the
+// normalized document is in the file's .golden.json.
+type outputFixture struct {
+	file   string
+	schema string
+	ops    []contract.Normalization // nil with wantViolation
+	// candidates is how many candidates Extract finds.
+	candidates    int
+	wantViolation string
+}
+
+func opExtract(from string) contract.Normalization {
+	return contract.Normalization{Op: contract.OpExtract, Path: "$", Detail: from}
+}
+
+var outputFixtures = []outputFixture{
+	{file: "pr-reviewer/valid.json", schema: "pr-review", candidates: 1},
+	{
+		file: "pr-reviewer/drifted_fence.md", schema: "pr-review", candidates: 1,
+		ops: []contract.Normalization{
+			opExtract("code fence"),
+			opRename("$", "review_comments", "comments"),
+			opCoerce("$.approval", `"Request_Changes"`, `"request_changes"`, "string to enum value"),
+			opRename("$.comments[0]", "body", "message"),
+			opRename("$.comments[0]", "path", "file"),
+			opCoerce("$.comments[0].line", `"42"`, `42`, "string to integer"),
+			opCoerce("$.comments[0].severity", `"Concern"`, `"concern"`, "string to enum value"),
+			opStrip("$.comments[0].trigger_pattern"),
+			opRename("$.comments[1]", "level", "severity"),
+			opRename("$.comments[1]", "line_number", "line"),
+			opDrop("$.comments[1]", "text", "message"),
+			opCoerce("$.comments[1].severity", `" blocker "`, `"blocker"`, "string to enum value"),
+			opStrip("$.confidence"),
+			opCoerce("$.metrics.files_reviewed", `"3"`, `3`, "string to integer"),
+		},
+	},
+	{
+		file: "pr-reviewer/drifted_prose.txt", schema: "pr-review", candidates: 1,
+		ops: []contract.Normalization{
+			opExtract("surrounding text"),
+			opRename("$", "decision", "approval"),
+			opRename("$", "overview", "summary"),
+			opCoerce("$.comments", `{"comment":"Add a test for the last page.","filename":"api/li...`, `[{"comment":"Add a test for the last page.","filename":"api/l...`, "object to array"),
+			opRename("$.comments[0]", "comment", "message"),
+			opRename("$.comments[0]", "filename", "file"),
+			opRename("$.comments[0]", "lineno", "line"),
+			opRename("$.comments[0]", "priority", "severity"),
+			{Op: contract.OpCoerce, Path: "$.metrics", From: "null", Detail: "null in optional member removed"},
+		},
+	},
+	{file: "pr-reviewer/invalid.txt", schema: "pr-review", candidates: 1},
+	{file: "pr-reviewer/two_blocks.txt", schema: "pr-review", candidates: 2, ops: []contract.Normalization{opExtract("surrounding text")}},
+	{file: "code-analyzer/valid_fence.md", schema: "code-analysis", candidates: 1, ops: []contract.Normalization{opExtract("code fence")}},
+	{
+		file: "code-analyzer/drifted_string.json", schema: "code-analysis", candidates: 2,
+		// The first candidate is the string itself: nothing to normalize.
+	},
+	{file: "code-analyzer/invalid.json", schema: "code-analysis", candidates: 1},
+	{file: "tripwire-candidates/valid.json", schema: "tripwire-candidates", candidates: 1},
+	{
+		file: "tripwire-candidates/drifted.json", schema: "tripwire-candidates", candidates: 1,
+		ops: []contract.Normalization{
+			opRename("$", "tripwire_candidates", "candidates"),
+			opRename("$.candidates[0]", "description", "warning"),
+			opRename("$.candidates[0]", "title", "action"),
+			opStrip("$.candidates[0].severity"),
+			opStrip("$.candidates[0].trigger_pattern"),
+			opDrop("$.candidates[1]", "name", "action"),
+			opRename("$.candidates[1]", "title", "action"),
+			{Op: contract.OpCoerce, Path: "$.candidates[1].target_doc_path", From: "null", Detail: "null in optional member removed"},
+		},
+	},
+	{file: "tripwire-candidates/no_json.txt", schema: "tripwire-candidates", wantViolation: "no JSON document found"},
+}
+
+// TestNormalize_fixtures runs extraction and normalization on realistic raw
+// outputs against the bundled example schemas. Every candidate's normalized
+// document is compared with the fixture's .golden.json (an array, one
+// entry per candidate).
+func TestNormalize_fixtures(t *testing.T) {
+	t.Parallel()
+	for _, f := range outputFixtures {
+		t.Run(f.file, func(t *testing.T) {
+			t.Parallel()
+			schema := loadExampleSchema(t, f.schema)
+			cands, bad := handlers.Extract(readOutputFixture(t, f.file), 0)
+			if f.wantViolation != "" {
+				if bad == nil || !strings.Contains(bad.Message, f.wantViolation) {
+					t.Fatalf("Extract() violation = %+v, want %q", bad, f.wantViolation)
+				}
+				return
+			}
+			if bad != nil {
+				t.Fatal(bad.Message)
+			}
+			if len(cands) != f.candidates {
+				t.Fatalf("Extract() = %d candidates, want %d:%s", len(cands), f.candidates, describeCandidates(cands))
+			}
+			var docs []any
+			for i, c := range cands {
+				doc, ops := handlers.Normalize(c.Doc, schema, localRefs{root: schema}, stripAndCoerce)
+				docs = append(docs, doc)
+				if i == 0 {
+					all := append(slices.Clone(c.Normalizations), ops...)
+					if !slices.Equal(all, f.ops) {
+						t.Errorf("normalizations =\n%s\nwant\n%s", formatNormalizations(all), formatNormalizations(f.ops))
+					}
+				}
+			}
+			golden := filepath.Join("testdata", "outputs", strings.TrimSuffix(f.file, filepath.Ext(f.file))+".golden.json")
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("reading golden: %v", err)
+			}
+			if got, want := compactJSON(t, docs), compactJSON(t, decodeTestDoc(t, string(want))); got != want {
+				t.Errorf("normalized docs =\n%s\nwant (%s)\n%s", got, golden, want)
+			}
+		})
+	}
+}
+
+// TestNormalize_driftedStringContent checks the second candidate of the
+// double-encoded fixture, the one the pipeline would pick.
+func TestNormalize_driftedStringContent(t *testing.T) {
+	t.Parallel()
+	schema := loadExampleSchema(t, "code-analysis")
+	cands, bad := handlers.Extract(readOutputFixture(t, "code-analyzer/drifted_string.json"), 0)
+	if bad != nil || len(cands) != 2 {
+		t.Fatalf("Extract() = %d candidates, %+v", len(cands), bad)
+	}
+	_, ops := handlers.Normalize(cands[1].Doc, schema, localRefs{root: schema}, stripAndCoerce)
+	all := append(slices.Clone(cands[1].Normalizations), ops...)
+	want := []contract.Normalization{
+		opExtract("json string"),
+		opRename("$", "files_scanned", "files_analyzed"),
+		opRename("$", "findings", "issues"),
+		opCoerce("$.files_analyzed", `"12"`, `12`, "string to integer"),
+		opRename("$.issues[0]", "description", "message"),
+		opRename("$.issues[0]", "fix", "suggestion"),
+		opRename("$.issues[0]", "lineno", "line"),
+		opRename("$.issues[0]", "path", "file"),
+		opRename("$.issues[0]", "type", "category"),
+		opCoerce("$.issues[0].category", `"Security"`, `"security"`, "string to enum value"),
+		opStrip("$.issues[0].confidence"),
+		opCoerce("$.issues[0].line", `"88"`, `88`, "string to integer"),
+		opCoerce("$.issues[0].severity", `"HIGH"`, `"high"`, "string to enum value"),
+		{Op: contract.OpCoerce, Path: "$.issues[1].suggestion", From: "null", Detail: "null in optional member removed"},
+	}
+	if !slices.Equal(all, want) {
+		t.Errorf("normalizations =\n%s\nwant\n%s", formatNormalizations(all), formatNormalizations(want))
+	}
+}
+
+var semverID = regexp.MustCompile(`^https://[^/]+/.+/(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
+
+// TestExampleConfig checks the bundled configuration against contract
+// section 5: schemas with an absolute semver $id, a title, a description and
+// the 2020-12 dialect; blueprints naming a bundled schema.
+func TestExampleConfig(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("..", "examples", "schemas", "*.schema.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example schemas: %v", err)
+	}
+	ids := map[string]bool{}
+	for _, f := range files {
+		s := decodeTestSchema(t, string(readTestFile(t, f)))
+		id, _ := s["$id"].(string)
+		if !semverID.MatchString(id) {
+			t.Errorf("%s: $id %q is not absolute with a semver last segment", f, id)
+		}
+		for _, kw := range []string{"title", "description"} {
+			if v, _ := s[kw].(string); v == "" {
+				t.Errorf("%s: no %s", f, kw)
+			}
+		}
+		if s["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
+			t.Errorf("%s: $schema = %v, want 2020-12", f, s["$schema"])
+		}
+		ids[id] = true
+	}
+	agents, _ := filepath.Glob(filepath.Join("..", "examples", "agents", "*.json"))
+	if len(agents) != 3 {
+		t.Errorf("%d example agents, want 3", len(agents))
+	}
+	for _, f := range agents {
+		var bp struct {
+			Name         string `json:"name"`
+			Description  string `json:"description"`
+			OutputSchema string `json:"output_schema"`
+			MaxRetries   *int   `json:"max_retries"`
+			ExtraFields  string `json:"extra_fields"`
+			Coerce       *bool  `json:"coerce"`
+			SystemPrompt string `json:"system_prompt"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(readTestFile(t, f)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&bp); err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		switch {
+		case bp.Name+".json" != filepath.Base(f):
+			t.Errorf("%s: name %q does not match the file", f, bp.Name)
+		case !ids[bp.OutputSchema]:
+			t.Errorf("%s: output_schema %q is not a bundled schema", f, bp.OutputSchema)
+		case bp.Description == "" || bp.SystemPrompt == "":
+			t.Errorf("%s: description and system_prompt are expected", f)
+		case bp.MaxRetries == nil || *bp.MaxRetries != 1 || bp.ExtraFields != "strip" || bp.Coerce == nil || !*bp.Coerce:
+			t.Errorf("%s: want max_retries 1, extra_fields strip, coerce true", f)
+		}
+	}
+}
+
+func ExampleNormalize() {
+	var schema map[string]any
+	_ = json.Unmarshal([]byte(`{
+		"type": "object", "additionalProperties": false,
+		"properties": {
+			"candidates": {"type": "array", "x-aliases": ["tripwire_candidates"]},
+			"count": {"type": "integer"}
+		}
+	}`), &schema)
+	doc := map[string]any{"tripwire_candidates": []any{}, "count": "2", "trigger_pattern": "x"}
+	out, ops := handlers.Normalize(doc, schema, nil, handlers.NormalizeOptions{Coerce: true})
+	b, _ := json.Marshal(out)
+	fmt.Println(string(b))
+	for _, op := range ops {
+		b, _ := json.Marshal(op)
+		fmt.Println(string(b))
+	}
+	// Output:
+	// {"candidates":[],"count":2}
+	// {"op":"rename","path":"$","from":"tripwire_candidates","to":"candidates"}
+	// {"op":"coerce","path":"$.count","from":"\"2\"","to":"2","detail":"string to integer"}
+	// {"op":"strip","path":"$.trigger_pattern"}
+}
+
+// localRefs resolves local JSON pointers ("#", "#/$defs/x",
+// "#/definitions/x", "#/allOf/0") against one root schema; anything else is
+// unresolvable. The real resolver is schemas.Schema.Resolve.
+type localRefs struct{ root map[string]any }
+
+func (r localRefs) Resolve(node map[string]any) map[string]any {
+	ref, ok := node["$ref"].(string)
+	if !ok {
+		return node
+	}
+	ptr, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return nil
+	}
+	var cur any = r.root
+	if ptr != "" {
+		unescape := strings.NewReplacer("~1", "/", "~0", "~")
+		for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+			tok = unescape.Replace(tok)
+			switch c := cur.(type) {
+			case map[string]any:
+				cur = c[tok]
+			case []any:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(c) {
+					return nil
+				}
+				cur = c[i]
+			default:
+				return nil
+			}
+		}
+	}
+	m, _ := cur.(map[string]any)
+	return m
+}
+
+func decodeTestSchema(t *testing.T, text string) map[string]any {
+	t.Helper()
+	var s map[string]any
+	if err := json.Unmarshal([]byte(text), &s); err != nil {
+		t.Fatalf("schema %s: %v", text, err)
+	}
+	return s
+}
+
+// decodeTestDoc decodes a document as Extract does (numbers as json.Number).
+func decodeTestDoc(t *testing.T, text string) any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("doc %s: %v", text, err)
+	}
+	return v
+}
+
+func loadExampleSchema(t *testing.T, name string) map[string]any {
+	t.Helper()
+	return decodeTestSchema(t, string(readTestFile(t, filepath.Join("..", "examples", "schemas", name+".schema.json"))))
+}
+
+func readOutputFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	return readTestFile(t, filepath.Join("testdata", "outputs", name))
+}
+
+func readTestFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	return b
+}
+
+func formatNormalizations(ops []contract.Normalization) string {
+	var b strings.Builder
+	for _, op := range ops {
+		line, _ := json.Marshal(op)
+		fmt.Fprintf(&b, "  %s\n", line)
+	}
+	return b.String()
+}

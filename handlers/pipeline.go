@@ -1,0 +1,60 @@
+package handlers
+
+import (
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/schemas"
+)
+
+// DefaultMaxDepth is how deeply a document may nest before it is a
+// violation at $ (keyword json).
+const DefaultMaxDepth = 256
+
+// CheckOptions tune the pipeline for one agent.
+type CheckOptions struct {
+	// MaxDepth bounds nesting (default DefaultMaxDepth).
+	MaxDepth int
+	// ExtraFields is "strip" (default) or "reject".
+	ExtraFields string
+	// Coerce allows the schema-guided conversions of contract section 3.1.
+	Coerce bool
+}
+
+// Verdict is what the pipeline concluded about one payload.
+type Verdict struct {
+	Valid bool
+	// Data is the normalized document (of the chosen candidate).
+	Data any
+	// Normalizations lists every change made to reach Data, extraction
+	// included; never nil.
+	Normalizations []contract.Normalization
+	// Violations is empty exactly when Valid.
+	Violations []contract.Violation
+}
+
+// Check runs extract, normalize and validate on payload against s. Of
+// several candidate documents it takes the first that validates, else the
+// first (contract section 3.1). Check is pure and safe for concurrent use.
+func Check(payload []byte, s *schemas.Schema, opts CheckOptions) Verdict {
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = DefaultMaxDepth
+	}
+	cands, bad := Extract(payload, opts.MaxDepth)
+	if bad != nil {
+		return Verdict{Normalizations: []contract.Normalization{}, Violations: []contract.Violation{*bad}}
+	}
+	var first Verdict
+	for i, c := range cands {
+		doc, norms := Normalize(c.Doc, s.Doc, s, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
+		all := make([]contract.Normalization, 0, len(c.Normalizations)+len(norms))
+		all = append(append(all, c.Normalizations...), norms...)
+		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}
+		v.Valid = len(v.Violations) == 0
+		if v.Valid {
+			return v
+		}
+		if i == 0 {
+			first = v
+		}
+	}
+	return first
+}

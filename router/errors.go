@@ -1,0 +1,11 @@
+package router
+
+import "errors"
+
+// ErrBadConfig is returned by the constructors of this package for a
+// configuration that cannot work; the message says what is wrong.
+var ErrBadConfig = errors.New("router: bad configuration")
+
+// ErrServerNotReady is returned by StartEmbedded when the embedded NATS
+// server does not accept connections in time.
+var ErrServerNotReady = errors.New("router: embedded NATS server not ready")

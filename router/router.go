@@ -1,0 +1,218 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wmjs "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/jetstream"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/subjects"
+)
+
+// Config configures the gateway's Watermill router.
+type Config struct {
+	// URL of the NATS server (required). The router opens its own
+	// connections: Watermill closes them on Close.
+	URL string
+	// Name is the NATS connection name (default "agentgate").
+	Name string
+	// Handler decides and publishes outcomes (required); Build gives it
+	// the publisher.
+	Handler func(pub message.Publisher) (*handlers.Handler, error)
+	// AckWait is how long a message may be in processing before JetStream
+	// redelivers it (default 30 s).
+	AckWait time.Duration
+	// MaxAckPending bounds the raw outputs in flight (default 256).
+	MaxAckPending int
+	// MaxDeliveries: a raw output that failed this often is dead-lettered
+	// as internal_error (default handlers.DefaultMaxDeliveries).
+	MaxDeliveries int
+	// CloseTimeout bounds the wait for in-flight messages on Close
+	// (default 10 s).
+	CloseTimeout time.Duration
+	Logger       *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.Name == "" {
+		c.Name = "agentgate"
+	}
+	if c.AckWait == 0 {
+		c.AckWait = 30 * time.Second
+	}
+	if c.MaxAckPending == 0 {
+		c.MaxAckPending = 256
+	}
+	if c.MaxDeliveries == 0 {
+		c.MaxDeliveries = handlers.DefaultMaxDeliveries
+	}
+	if c.CloseTimeout == 0 {
+		c.CloseTimeout = 10 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Validate reports every problem with the configuration.
+func (c Config) Validate() error {
+	var errs []error
+	if c.URL == "" {
+		errs = append(errs, fmt.Errorf("%w: no NATS URL", ErrBadConfig))
+	}
+	if c.Handler == nil {
+		errs = append(errs, fmt.Errorf("%w: no handler", ErrBadConfig))
+	}
+	if c.AckWait < time.Second || c.MaxAckPending < 1 || c.MaxDeliveries < 1 || c.CloseTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("%w: ack wait under 1s or a non-positive limit", ErrBadConfig))
+	}
+	return errors.Join(errs...)
+}
+
+// Router runs the raw-output handler on the gateway's durable consumer.
+type Router struct {
+	cfg      Config
+	wm       *message.Router
+	consumer *drainableConsumer
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds the router: a JetStream subscriber bound to the durable
+// consumer subjects.GatewayConsumer on the raw stream (created here if
+// missing, never deleted, so it survives restarts and is shared by every
+// replica), a JetStream publisher for outcomes, and the middleware stack
+// Poison → Retry → Recoverer around the handler. The streams must exist
+// (subjects.Ensure).
+func New(ctx context.Context, cfg Config) (*Router, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	wlog := watermill.NewSlogLoggerWithLevelMapping(cfg.Logger.With("component", "watermill"), map[slog.Level]slog.Level{
+		// pkg/jetstream logs every message at INFO.
+		slog.LevelInfo: slog.LevelDebug,
+	})
+
+	subConn, err := connect(cfg.URL, cfg.Name+"-sub")
+	if err != nil {
+		return nil, err
+	}
+	pubConn, err := connect(cfg.URL, cfg.Name+"-pub")
+	if err != nil {
+		subConn.Close()
+		return nil, err
+	}
+	closeAll := func() { subConn.Close(); pubConn.Close() }
+
+	consumerCfg := subjects.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
+	consumer := &drainableConsumer{}
+	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
+		Conn:           subConn,
+		Logger:         wlog,
+		AckWaitTimeout: cfg.AckWait,
+		// A failed message waits a little before redelivery, so a bus or
+		// store outage is not a busy loop.
+		NakDelay:    wmjs.NewStaticDelay(time.Second),
+		Unmarshaler: Unmarshaler{},
+		ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
+			c, err := js.CreateOrUpdateConsumer(ctx, subjects.StreamRaw, consumerCfg)
+			if err != nil {
+				return nil, nil, fmt.Errorf("binding durable consumer %s: %w", consumerCfg.Durable, err)
+			}
+			consumer.Consumer = c
+			// No closer: the durable outlives this process.
+			return consumer, nil, nil
+		},
+	})
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("router: subscriber: %w", err)
+	}
+	pub, err := wmjs.NewPublisher(wmjs.PublisherConfig{Conn: pubConn, Logger: wlog})
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("router: publisher: %w", err)
+	}
+	h, err := cfg.Handler(pub)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+
+	wm, err := message.NewRouter(message.RouterConfig{CloseTimeout: cfg.CloseTimeout}, wlog)
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	wm.AddMiddleware(
+		h.Poison(cfg.MaxDeliveries),
+		middleware.Retry{
+			MaxRetries:      3,
+			InitialInterval: 50 * time.Millisecond,
+			MaxInterval:     time.Second,
+			Multiplier:      2,
+			// A panic would only panic again; Poison dead-letters it.
+			ShouldRetry: func(p middleware.RetryParams) bool {
+				var panicked middleware.RecoveredPanicError
+				return !errors.As(p.Err, &panicked)
+			},
+			Logger: wlog,
+		}.Middleware,
+		middleware.Recoverer,
+	)
+	wm.AddConsumerHandler("raw-outputs", subjects.RawPrefix+".>", sub, h.Handle)
+	return &Router{cfg: cfg, wm: wm, consumer: consumer}, nil
+}
+
+// Run processes raw outputs until ctx is done or Close is called; either
+// way it shuts down as Close does.
+func (r *Router) Run(ctx context.Context) error {
+	// Watermill cancels the subscription when its context ends, before
+	// messages in flight are done (see drainableConsumer): it gets a
+	// context that never ends, and ctx is watched here instead.
+	done := make(chan error, 1)
+	go func() { done <- r.wm.Run(context.WithoutCancel(ctx)) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		cerr := r.Close()
+		return errors.Join(<-done, cerr)
+	}
+}
+
+// Running is closed once the handler is subscribed.
+func (r *Router) Running() <-chan struct{} { return r.wm.Running() }
+
+// Close stops taking messages, waits (up to CloseTimeout) for the ones in
+// flight to be processed and acked, and closes the router's connections.
+// Safe to call twice.
+func (r *Router) Close() error {
+	r.closeOnce.Do(func() {
+		if !r.consumer.drain(r.cfg.CloseTimeout) {
+			r.cfg.Logger.Warn("messages still in flight at close; JetStream will redeliver them", "timeout", r.cfg.CloseTimeout)
+		}
+		r.closeErr = r.wm.Close()
+	})
+	return r.closeErr
+}
+
+func connect(url, name string) (*nats.Conn, error) {
+	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("router: connecting to %s: %w", url, err)
+	}
+	return nc, nil
+}

@@ -1,0 +1,89 @@
+package runstate
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers"
+)
+
+// Store is a handlers.RunStore on a key-value bucket.
+type Store struct {
+	kv jetstream.KeyValue
+}
+
+var _ handlers.RunStore = (*Store)(nil)
+
+// New returns a Store on kv (see subjects.Ensure for the bucket).
+func New(kv jetstream.KeyValue) *Store { return &Store{kv: kv} }
+
+// Get returns the run's state and its revision, or nil and 0 when the run
+// is unknown.
+func (s *Store) Get(ctx context.Context, runID string) (*contract.RunState, uint64, error) {
+	e, err := s.kv.Get(ctx, Key(runID))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("runstate: get %q: %w", runID, err)
+	}
+	var st contract.RunState
+	if err := json.Unmarshal(e.Value(), &st); err != nil {
+		return nil, 0, fmt.Errorf("runstate: decoding %q: %w", runID, err)
+	}
+	return &st, e.Revision(), nil
+}
+
+// Put writes st if the entry is still at revision (0: if it does not exist
+// yet), and returns handlers.ErrStateConflict when it is not.
+func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64) error {
+	// Without HTML escaping: the outcome is stored as it was published.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(st)
+	b := buf.Bytes()
+	if err != nil {
+		return fmt.Errorf("runstate: encoding %q: %w", st.RunID, err)
+	}
+	key := Key(st.RunID)
+	if revision == 0 {
+		_, err = s.kv.Create(ctx, key, b)
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			return fmt.Errorf("runstate: create %q: %w", st.RunID, handlers.ErrStateConflict)
+		}
+	} else {
+		_, err = s.kv.Update(ctx, key, b, revision)
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
+			return fmt.Errorf("runstate: update %q: %w", st.RunID, handlers.ErrStateConflict)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("runstate: put %q: %w", st.RunID, err)
+	}
+	return nil
+}
+
+var plainKey = regexp.MustCompile(`^[-_=A-Za-z0-9]+(\.[-_=A-Za-z0-9]+)*$`)
+
+// encodedPrefix marks a key that holds a base64url-encoded run id.
+const encodedPrefix = "b64_"
+
+// Key is the bucket key of a run: the run id itself when it is a valid key,
+// otherwise its base64url encoding behind a prefix (which ids that happen
+// to start with the prefix also get, so no two runs share a key).
+func Key(runID string) string {
+	if plainKey.MatchString(runID) && !strings.HasPrefix(runID, encodedPrefix) {
+		return runID
+	}
+	return encodedPrefix + base64.RawURLEncoding.EncodeToString([]byte(runID))
+}

@@ -1,0 +1,237 @@
+package schemas
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agentgate/agentgate/contract"
+)
+
+// semverRE is the regular expression semver.org gives for SemVer 2.0.0.
+var semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
+	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
+	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+
+// maxMetaViolations bounds the meta-schema violations quoted in an error.
+const maxMetaViolations = 5
+
+// schemaFile loads, checks and compiles one schema file. It returns nil
+// (after recording why) when the file is not usable.
+func (l *loader) schemaFile(p string) *Schema {
+	file := l.name(p)
+	raw, err := fs.ReadFile(l.fsys, p)
+	if err != nil {
+		l.fail(file, err)
+		return nil
+	}
+	doc, err := decodeObject(raw)
+	if err != nil {
+		l.fail(file, err)
+		return nil
+	}
+	id, version, err := schemaID(doc)
+	if err != nil {
+		l.fail(file, err)
+		return nil
+	}
+	if prev, dup := l.idSource[id]; dup {
+		l.fail(file, fmt.Errorf("%w: %q is also declared by %s", ErrDuplicateID, id, prev))
+		return nil
+	}
+	l.idSource[id] = file
+	s, err := l.compile(raw, doc, id, file)
+	if err != nil {
+		l.fail(file, err)
+		return nil
+	}
+	s.Version = version
+	return s
+}
+
+// compile checks doc against its meta-schema, compiles it under id and
+// registers it. raw is doc's text; for an inline schema, doc has no $id and
+// id is the inline id.
+func (l *loader) compile(raw []byte, doc map[string]any, id, source string) (*Schema, error) {
+	draft, err := schemaDraft(doc)
+	if err != nil {
+		return nil, err
+	}
+	c := l.reg.compiler
+	res, err := c.ValidateSchema(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMetaSchema, err)
+	}
+	if !res.IsValid() {
+		vs := violations(res, any(doc))
+		msgs := make([]string, 0, maxMetaViolations)
+		for i, v := range vs {
+			if i == maxMetaViolations {
+				msgs = append(msgs, fmt.Sprintf("and %d more", len(vs)-i))
+				break
+			}
+			msgs = append(msgs, v.Path+": "+v.Message)
+		}
+		return nil, fmt.Errorf("%w (%s): %s", ErrMetaSchema, draft, strings.Join(msgs, "; "))
+	}
+	if _, err := c.Schema(id); err == nil {
+		// kaptinlin would silently return the schema it already holds under
+		// this $id (compiler.go, Compile), whatever the new body says.
+		return nil, fmt.Errorf("%w: %q is already registered", ErrDuplicateID, id)
+	}
+	registerUnknownFormats(c, doc)
+	compiled, err := c.Compile(raw, id)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCompile, err)
+	}
+	s := &Schema{
+		ID:       id,
+		Draft:    draft,
+		Source:   source,
+		Raw:      json.RawMessage(raw),
+		Doc:      doc,
+		compiled: compiled,
+	}
+	s.Title, _ = doc["title"].(string)
+	s.Description, _ = doc["description"].(string)
+	l.reg.schemas[id] = s
+	return s, nil
+}
+
+// decodeObject decodes a JSON object with encoding/json and UseNumber,
+// refusing invalid UTF-8 (which encoding/json would silently replace) and
+// trailing data.
+func decodeObject(raw []byte) (map[string]any, error) {
+	if !utf8.Valid(raw) {
+		return nil, fmt.Errorf("%w: not valid UTF-8", ErrInvalidJSON)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidJSON, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: data after the top-level value", ErrInvalidJSON)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: want a JSON object, got %s", ErrInvalidJSON, jsonType(v))
+	}
+	if err := checkDuplicates(raw); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// checkDuplicates reports an object member that appears twice: encoding/json
+// keeps the last one silently (and the validator's decoder rejects it).
+func checkDuplicates(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := duplicates(dec, "$"); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidJSON, err)
+	}
+	return nil
+}
+
+func duplicates(dec *json.Decoder, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := make(map[string]bool)
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			name, _ := t.(string)
+			if seen[name] {
+				return fmt.Errorf("member %q appears twice in %s", name, path)
+			}
+			seen[name] = true
+			if err := duplicates(dec, contract.Member(path, name)); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if err := duplicates(dec, contract.Index(path, i)); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	}
+	return nil
+}
+
+// schemaID checks a file schema's $id and returns it with its version.
+func schemaID(doc map[string]any) (id, version string, err error) {
+	v, ok := doc["$id"]
+	if !ok {
+		return "", "", fmt.Errorf("%w: no $id", ErrNoID)
+	}
+	id, ok = v.(string)
+	if !ok {
+		return "", "", fmt.Errorf("%w: $id is a %s, not a string", ErrNoID, jsonType(v))
+	}
+	u, err := url.Parse(id)
+	switch {
+	case err != nil:
+		return "", "", fmt.Errorf("%w: %q: %w", ErrNoID, id, err)
+	case !u.IsAbs(), (u.Scheme == "http" || u.Scheme == "https") && u.Host == "":
+		return "", "", fmt.Errorf("%w: %q is not an absolute URI", ErrNoID, id)
+	case strings.Contains(id, "#"):
+		return "", "", fmt.Errorf("%w: %q has a fragment", ErrNoID, id)
+	case strings.HasPrefix(id, InlinePrefix):
+		return "", "", fmt.Errorf("%w: %q uses the prefix reserved for inline blueprint schemas", ErrNoID, id)
+	}
+	p := u.Path
+	if u.Opaque != "" {
+		p = u.Opaque
+	}
+	version = p[strings.LastIndexAny(p, "/:")+1:]
+	if !semverRE.MatchString(version) {
+		return "", "", fmt.Errorf("%w: %q (last segment %q; want for example .../pr-review/1.0.0)", ErrBadVersion, id, version)
+	}
+	return id, version, nil
+}
+
+// schemaDraft returns the draft $schema names: 2020-12 when absent.
+func schemaDraft(doc map[string]any) (string, error) {
+	v, ok := doc["$schema"]
+	if !ok {
+		return Draft2020, nil
+	}
+	s, _ := v.(string)
+	switch strings.TrimSuffix(s, "#") {
+	case "https://json-schema.org/draft/2020-12/schema":
+		return Draft2020, nil
+	case "http://json-schema.org/draft-07/schema", "https://json-schema.org/draft-07/schema":
+		return Draft07, nil
+	}
+	return "", fmt.Errorf("%w: %s (want %q or %q)", ErrUnsupportedDraft, compactJSON(v),
+		"https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#")
+}
+
+// compactJSON renders v for an error message.
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,24 @@
+// Package schemas owns agentgate's configuration registry: it loads a
+// configuration folder (DIR/schemas/*.schema.json and DIR/agents/*.json),
+// compiles every JSON Schema once with one shared compiler, caches the
+// compiled schemas by $id, holds the agent blueprints, and maps the
+// validator's results to the contract's violations (section 4 of the wire
+// contract).
+//
+// Loading is strict: every problem found (a missing or relative $id, an $id
+// whose last path segment is not a semantic version, a $schema other than
+// draft-07 or draft 2020-12, a duplicate $id, a document that fails its
+// meta-schema, an unresolved $ref, a blueprint with an unknown field or an
+// unknown output schema...) is reported with the file it came from, all of
+// them joined in the one error that [Load] returns. Nothing is ever fetched
+// over the network: $ref resolves only within the registry and the embedded
+// draft 2020-12 meta-schemas.
+//
+// Formats the specification defines are asserted; formats it does not
+// define are ignored, as the specification requires.
+//
+// A [Registry] is immutable once loaded and safe for concurrent use;
+// [Schema.Validate] may be called from many goroutines.
+//
+// The package knows nothing of NATS, Watermill or HTTP.
+package schemas

@@ -1,0 +1,55 @@
+package schemas
+
+import "errors"
+
+var (
+	// ErrConfigDir is returned by Load when the configuration folder cannot
+	// be read, or holds neither a schemas/ nor an agents/ folder.
+	ErrConfigDir = errors.New("bad configuration folder")
+
+	// ErrInvalidJSON is returned for a file that is not valid UTF-8, not a
+	// single JSON document, or not a JSON object.
+	ErrInvalidJSON = errors.New("invalid JSON")
+
+	// ErrNoID is returned for a schema without an absolute $id (a URI with a
+	// scheme and no fragment), or with an $id in the prefix reserved for
+	// inline blueprint schemas.
+	ErrNoID = errors.New("missing or invalid $id")
+
+	// ErrBadVersion is returned for a schema whose $id does not end in a
+	// semantic version (".../pr-review/1.0.0").
+	ErrBadVersion = errors.New("$id does not end in a semantic version")
+
+	// ErrUnsupportedDraft is returned for a $schema other than draft-07 or
+	// draft 2020-12.
+	ErrUnsupportedDraft = errors.New("unsupported $schema")
+
+	// ErrDuplicateID is returned when two schema files declare the same $id.
+	ErrDuplicateID = errors.New("duplicate $id")
+
+	// ErrMetaSchema is returned for a schema that does not conform to its
+	// meta-schema (a keyword with a wrong value, such as "type": "strnig").
+	ErrMetaSchema = errors.New("schema does not conform to its meta-schema")
+
+	// ErrCompile is returned for a schema the validator cannot compile (for
+	// example an invalid regular expression).
+	ErrCompile = errors.New("schema does not compile")
+
+	// ErrUnresolvedRef is returned for a schema with a $ref that resolves to
+	// nothing in the registry. Nothing is ever fetched over the network.
+	ErrUnresolvedRef = errors.New("unresolved $ref")
+
+	// ErrUnknownSchema is returned for a blueprint whose output_schema names
+	// an $id that no schema file declares.
+	ErrUnknownSchema = errors.New("unknown schema")
+
+	// ErrBadBlueprint is returned for a blueprint that is not valid: an
+	// unknown or duplicated field, a field of the wrong type, a bad name, an
+	// extra_fields other than strip or reject, a negative max_retries, an
+	// inline schema that does not load.
+	ErrBadBlueprint = errors.New("invalid blueprint")
+
+	// ErrDuplicateBlueprint is returned when two blueprint files declare the
+	// same agent name.
+	ErrDuplicateBlueprint = errors.New("duplicate blueprint name")
+)

@@ -1,0 +1,176 @@
+package schemas
+
+import (
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/kaptinlin/jsonschema"
+
+	"github.com/agentgate/agentgate/contract"
+)
+
+// Draft names, as found in Schema.Draft.
+const (
+	Draft07   = "draft-07"
+	Draft2020 = "2020-12"
+)
+
+// InlinePrefix starts the id of a schema given inline in a blueprint:
+// "urn:agentgate:inline:<agent>".
+const InlinePrefix = "urn:agentgate:inline:"
+
+// maxRefHops bounds the $ref chains Resolve follows.
+const maxRefHops = 32
+
+// Schema is one compiled schema.
+type Schema struct {
+	ID          string          // $id, or "urn:agentgate:inline:<agent>" for an inline blueprint schema
+	Version     string          // semver from the last path segment of $id ("" for inline)
+	Title       string          // "title", "" when absent
+	Description string          // "description", "" when absent
+	Draft       string          // Draft07 or Draft2020
+	Source      string          // file path it came from, or "inline:<agent>"
+	Raw         json.RawMessage // the schema document as loaded
+	Doc         map[string]any  // decoded document (encoding/json, UseNumber), for walking by the normalizer
+
+	compiled  *jsonschema.Schema
+	reg       *Registry
+	serialize bool // the schema reaches patternProperties: see Registry.serialMu
+}
+
+// Validate validates an instance decoded with encoding/json and UseNumber
+// (numbers are json.Number, objects map[string]any, arrays []any) and
+// returns the violations, sorted with contract.SortViolations; nil when the
+// instance is valid. Safe for concurrent use.
+//
+// A Schema that did not come from a Registry validates nothing: it returns
+// one violation at $ saying so.
+func (s *Schema) Validate(doc any) []contract.Violation {
+	if s == nil || s.compiled == nil {
+		return []contract.Violation{{Path: "$", Keyword: "$schema", Message: "schema is not compiled"}}
+	}
+	if s.serialize && s.reg != nil {
+		s.reg.serialMu.Lock()
+		defer s.reg.serialMu.Unlock()
+	}
+	res := s.compiled.Validate(doc)
+	if res.IsValid() {
+		return nil
+	}
+	return violations(res, doc)
+}
+
+// Resolve follows $ref from a schema node (and chains of them, at most 32
+// hops) and returns the target node; it returns node itself when node has
+// no $ref, and nil when the reference cannot be resolved within the
+// registry or the chain is too long. References may be local JSON pointers
+// ("#/$defs/x", "#/definitions/x"), anchors ("#name"), absolute registry ids
+// ("https://.../common/1.0.0", optionally with "#/pointer"), or relative to
+// the id of the schema the node belongs to. Nodes found through Resolve in
+// another schema's Doc resolve their own refs against that schema.
+// Safe for concurrent use.
+func (s *Schema) Resolve(node map[string]any) map[string]any {
+	if s == nil || node == nil {
+		return nil
+	}
+	owner := s
+	if o := s.reg.ownerOf(node); o != nil {
+		owner = o
+	}
+	cur := node
+	for range maxRefHops {
+		ref, ok := cur["$ref"].(string)
+		if !ok {
+			return cur
+		}
+		cur, owner = owner.resolveRef(ref)
+		if cur == nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// resolveRef resolves one $ref found in s's document.
+func (s *Schema) resolveRef(ref string) (map[string]any, *Schema) {
+	target, frag := s, ""
+	if rest, ok := strings.CutPrefix(ref, "#"); ok {
+		frag = rest
+	} else {
+		r, err := url.Parse(ref)
+		if err != nil {
+			return nil, nil
+		}
+		if !r.IsAbs() {
+			base, err := url.Parse(s.ID)
+			if err != nil || base.Opaque != "" {
+				return nil, nil
+			}
+			r = base.ResolveReference(r)
+		}
+		frag = r.Fragment
+		r.Fragment, r.RawFragment = "", ""
+		var ok bool
+		if target, ok = s.reg.lookup(r.String()); !ok {
+			return nil, nil
+		}
+	}
+	var node any
+	switch {
+	case frag == "":
+		node = target.Doc
+	case strings.HasPrefix(frag, "/"):
+		node = pointer(target.Doc, frag)
+	default:
+		node = anchor(target.Doc, frag)
+	}
+	m, _ := node.(map[string]any)
+	if m == nil {
+		return nil, nil
+	}
+	return m, target
+}
+
+// pointer evaluates a JSON pointer (RFC 6901) against a decoded document.
+func pointer(doc any, ptr string) any {
+	cur := doc
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch v := cur.(type) {
+		case map[string]any:
+			next, ok := v[tok]
+			if !ok {
+				return nil
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v) {
+				return nil
+			}
+			cur = v[i]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+// anchor finds the subschema declaring "$anchor": name (or the draft-07
+// "$id": "#name").
+func anchor(doc any, name string) any {
+	var found map[string]any
+	walkJSON(doc, func(m map[string]any) {
+		if found != nil {
+			return
+		}
+		if a, _ := m["$anchor"].(string); a == name {
+			found = m
+		} else if id, _ := m["$id"].(string); id == "#"+name {
+			found = m
+		}
+	})
+	return found
+}

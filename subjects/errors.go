@@ -1,0 +1,7 @@
+package subjects
+
+import "errors"
+
+// ErrBadConfig is returned by StreamsConfig.Validate for a configuration
+// that JetStream would refuse or that makes no sense.
+var ErrBadConfig = errors.New("subjects: bad streams configuration")

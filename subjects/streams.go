@@ -1,0 +1,139 @@
+package subjects
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Stream names. One stream per subject family keeps retention and
+// de-duplication windows separate for inputs and each kind of outcome.
+const (
+	StreamRaw     = "AGENT_OUTPUT_RAW"
+	StreamPartial = "AGENT_OUTPUT_PARTIAL"
+	StreamValid   = "AGENT_OUTPUT_VALID"
+	StreamRetry   = "AGENT_RETRY_REQUESTED"
+	StreamRefused = "AGENT_OUTPUT_REFUSED"
+	StreamDLQ     = "AGENT_OUTPUT_DLQ"
+)
+
+// RunsBucket is the key-value bucket that holds each run's state.
+const RunsBucket = "agentgate_runs"
+
+// GatewayConsumer is the durable consumer on the raw stream that every
+// gateway replica binds to, so that each raw output is processed by one of
+// them and survives restarts.
+const GatewayConsumer = "agentgate"
+
+// StreamsConfig tunes the streams the gateway creates.
+type StreamsConfig struct {
+	// Replicas is the replication factor of every stream and the bucket
+	// (default 1; 3 on a three-node cluster).
+	Replicas int
+	// Duplicates is the de-duplication window (default 2 minutes).
+	Duplicates time.Duration
+	// MaxAge bounds how long messages are kept (default 0: kept until an
+	// operator removes them).
+	MaxAge time.Duration
+}
+
+func (c *StreamsConfig) setDefaults() {
+	if c.Replicas == 0 {
+		c.Replicas = 1
+	}
+	if c.Duplicates == 0 {
+		c.Duplicates = 2 * time.Minute
+	}
+}
+
+// Validate reports every problem with the configuration.
+func (c StreamsConfig) Validate() error {
+	var errs []error
+	if c.Replicas < 1 || c.Replicas > 5 {
+		errs = append(errs, fmt.Errorf("%w: replicas %d, want 1 to 5", ErrBadConfig, c.Replicas))
+	}
+	if c.Duplicates < 0 || c.MaxAge < 0 {
+		errs = append(errs, fmt.Errorf("%w: negative duration", ErrBadConfig))
+	}
+	return errors.Join(errs...)
+}
+
+// Streams returns the configuration of every stream of the contract. The raw
+// stream takes agent.output.raw.> (not just .*) so that a raw output on a
+// malformed subject is still captured and dead-lettered rather than lost.
+func Streams(cfg StreamsConfig) []jetstream.StreamConfig {
+	cfg.setDefaults()
+	mk := func(name, desc string, subjects ...string) jetstream.StreamConfig {
+		return jetstream.StreamConfig{
+			Name:        name,
+			Description: desc,
+			Subjects:    subjects,
+			Storage:     jetstream.FileStorage,
+			Retention:   jetstream.LimitsPolicy,
+			Replicas:    cfg.Replicas,
+			Duplicates:  cfg.Duplicates,
+			MaxAge:      cfg.MaxAge,
+		}
+	}
+	return []jetstream.StreamConfig{
+		mk(StreamRaw, "agentgate: raw agent outputs", RawPrefix, RawPrefix+".>"),
+		mk(StreamPartial, "agentgate: streamed output chunks", PartialPrefix+".>"),
+		mk(StreamValid, "agentgate: valid results", ValidPrefix+".>"),
+		mk(StreamRetry, "agentgate: retry requests", RetryPrefix+".>"),
+		mk(StreamRefused, "agentgate: refusals", RefusedPrefix+".>"),
+		mk(StreamDLQ, "agentgate: dead letters", DLQPrefix+".>"),
+	}
+}
+
+// OutcomeStreams names the streams that hold outcomes, for readers such as
+// tail.
+var OutcomeStreams = []string{StreamValid, StreamRetry, StreamRefused, StreamDLQ}
+
+// RunsBucketConfig is the run-state bucket's configuration.
+func RunsBucketConfig(cfg StreamsConfig) jetstream.KeyValueConfig {
+	cfg.setDefaults()
+	return jetstream.KeyValueConfig{
+		Bucket:      RunsBucket,
+		Description: "agentgate: run state",
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+		TTL:         cfg.MaxAge,
+	}
+}
+
+// GatewayConsumerConfig is the durable consumer the gateway processes raw
+// outputs from. AckWait bounds how long an unacknowledged message waits
+// before redelivery; MaxAckPending bounds the messages in flight.
+func GatewayConsumerConfig(ackWait time.Duration, maxAckPending int) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:       GatewayConsumer,
+		Description:   "agentgate gateway replicas",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       ackWait,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxAckPending: maxAckPending,
+	}
+}
+
+// Ensure creates or updates every stream and the run-state bucket. It is
+// safe to call from several replicas at once.
+func Ensure(ctx context.Context, js jetstream.JetStream, cfg StreamsConfig) (jetstream.KeyValue, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	for _, sc := range Streams(cfg) {
+		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
+			return nil, fmt.Errorf("creating stream %s: %w", sc.Name, err)
+		}
+	}
+	kv, err := js.CreateOrUpdateKeyValue(ctx, RunsBucketConfig(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("creating bucket %s: %w", RunsBucket, err)
+	}
+	return kv, nil
+}

@@ -1,0 +1,286 @@
+package test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/router"
+	"github.com/agentgate/agentgate/runstate"
+	"github.com/agentgate/agentgate/subjects"
+)
+
+// examplesDir is the bundled configuration the tests run against.
+const examplesDir = "../examples"
+
+// bus is a NATS server for one test, with a client connection.
+type bus struct {
+	t   *testing.T
+	srv *server.Server
+	nc  *nats.Conn
+	js  jetstream.JetStream
+
+	mu   sync.Mutex
+	read map[string][]outcome // messages read so far, by stream
+}
+
+// startBus starts an embedded NATS server with JetStream on a free loopback
+// port, stopped when the test ends.
+func startBus(t *testing.T) *bus {
+	t.Helper()
+	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("starting NATS: %v", err)
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatalf("connecting: %v", err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &bus{t: t, srv: srv, nc: nc, js: js, read: map[string][]outcome{}}
+}
+
+// ensureStreams creates the streams as the gateway would, for tests that
+// publish before any gateway runs.
+func (b *bus) ensureStreams() {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := subjects.Ensure(ctx, b.js, subjects.StreamsConfig{}); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// runningGateway is a gateway running in the background of a test.
+type runningGateway struct {
+	*gateway.Gateway
+	t        *testing.T
+	cancel   context.CancelFunc
+	done     chan error
+	stopOnce sync.Once
+}
+
+// startGateway runs a gateway on b until the test ends or stop is called.
+func startGateway(t *testing.T, b *bus, mutate ...func(*gateway.Config)) *runningGateway {
+	t.Helper()
+	cfg := gateway.Config{
+		ConfigDir: examplesDir,
+		NATSURL:   b.srv.ClientURL(),
+		HTTPAddr:  "127.0.0.1:0",
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	g, err := gateway.New(ctx, cfg)
+	if err != nil {
+		cancel()
+		t.Fatalf("starting gateway: %v", err)
+	}
+	rg := &runningGateway{Gateway: g, t: t, cancel: cancel, done: make(chan error, 1)}
+	go func() { rg.done <- g.Run(ctx) }()
+	t.Cleanup(rg.stop)
+	waitFor(t, 10*time.Second, "gateway healthy", func() bool {
+		resp, err := http.Get("http://" + g.HTTPAddr() + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return rg
+}
+
+// stop shuts the gateway down gracefully and waits for it (bounded). Safe
+// to call twice.
+func (g *runningGateway) stop() {
+	g.stopOnce.Do(func() {
+		g.cancel()
+		select {
+		case err := <-g.done:
+			if err != nil {
+				g.t.Errorf("gateway stopped with %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			g.t.Errorf("gateway did not stop within 30s")
+		}
+	})
+}
+
+// raw is one raw output to publish.
+type raw struct {
+	agent   string
+	subject string // overrides agent.output.raw.<agent>
+	run     string
+	attempt int // 0: no Attempt header
+	payload string
+	headers nats.Header
+}
+
+// publish publishes r as an executor would, waiting for JetStream's ack.
+func (b *bus) publish(r raw) {
+	b.t.Helper()
+	subject := r.subject
+	if subject == "" {
+		subject = subjects.Raw(r.agent)
+	}
+	msg := nats.NewMsg(subject)
+	msg.Data = []byte(r.payload)
+	for k, vs := range r.headers {
+		for _, v := range vs {
+			msg.Header.Add(k, v)
+		}
+	}
+	if r.run != "" {
+		msg.Header.Set(contract.HeaderRunID, r.run)
+	}
+	if r.attempt > 0 {
+		msg.Header.Set(contract.HeaderAttempt, strconv.Itoa(r.attempt))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := b.js.PublishMsg(ctx, msg); err != nil {
+		b.t.Fatalf("publishing to %s: %v", subject, err)
+	}
+}
+
+// outcome is one message read back from an outcome stream.
+type outcome struct {
+	Subject string
+	Headers nats.Header
+	Body    map[string]any
+	Data    []byte
+}
+
+// outcomes reads every message persisted in the outcome streams, in stream
+// order per stream.
+func (b *bus) outcomes() []outcome {
+	b.t.Helper()
+	var all []outcome
+	for _, name := range subjects.OutcomeStreams {
+		all = append(all, b.streamMessages(name)...)
+	}
+	return all
+}
+
+// streamMessages returns every message of a stream, in order. Streams here
+// only grow, so messages read once are kept and each call fetches only the
+// new ones, by sequence (no consumer is created, so polling is cheap).
+func (b *bus) streamMessages(stream string) []outcome {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := b.js.Stream(ctx, stream)
+	if err != nil {
+		b.t.Fatalf("stream %s: %v", stream, err)
+	}
+	last := s.CachedInfo().State.LastSeq
+	for seq := uint64(len(b.read[stream])) + 1; seq <= last; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		if err != nil {
+			b.t.Fatalf("stream %s seq %d: %v", stream, seq, err)
+		}
+		o := outcome{Subject: m.Subject, Headers: m.Header, Data: m.Data}
+		if err := json.Unmarshal(m.Data, &o.Body); err != nil {
+			b.t.Fatalf("message on %s is not JSON: %v: %s", m.Subject, err, m.Data)
+		}
+		b.read[stream] = append(b.read[stream], o)
+	}
+	return slices.Clone(b.read[stream])
+}
+
+// outcomesOf returns the outcomes of one run.
+func (b *bus) outcomesOf(run string) []outcome {
+	var mine []outcome
+	for _, o := range b.outcomes() {
+		if o.Headers.Get(contract.HeaderRunID) == run {
+			mine = append(mine, o)
+		}
+	}
+	return mine
+}
+
+// awaitOutcomes waits until the run has n outcomes and returns them.
+func (b *bus) awaitOutcomes(run string, n int) []outcome {
+	b.t.Helper()
+	var got []outcome
+	waitFor(b.t, 15*time.Second, fmt.Sprintf("%d outcome(s) for run %q", n, run), func() bool {
+		got = b.outcomesOf(run)
+		return len(got) >= n
+	})
+	return got
+}
+
+// runState reads a run's state from the bucket.
+func (b *bus) runState(run string) *contract.RunState {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	kv, err := b.js.KeyValue(ctx, subjects.RunsBucket)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	st, _, err := runstate.New(kv).Get(ctx, run)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return st
+}
+
+// awaitState waits until the run's state has the status and attempts
+// wanted: the state is recorded just after the outcome is published.
+func (b *bus) awaitState(run string, status contract.RunStatus, attempts int) {
+	b.t.Helper()
+	var st *contract.RunState
+	waitFor(b.t, 10*time.Second, fmt.Sprintf("run %s %s at attempt %d", run, status, attempts), func() bool {
+		st = b.runState(run)
+		return st != nil && st.Status == status && st.Attempts == attempts
+	})
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", limit, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// field digs a value out of a decoded JSON object: field(m, "error", "type").
+func field(m map[string]any, path ...string) any {
+	var cur any = m
+	for _, p := range path {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = obj[p]
+	}
+	return cur
+}

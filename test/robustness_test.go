@@ -1,0 +1,108 @@
+package test
+
+import (
+	"time"
+	"strings"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentgate/agentgate/contract"
+)
+
+// Hostile inputs end in the outcome the contract gives them, with no crash,
+// and the gateway goes on serving the next message.
+func TestGateway_hostileInputs(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	startGateway(t, b)
+
+	tests := []struct {
+		name        string
+		given       raw
+		wantOutcome contract.Outcome
+		check       func(t *testing.T, o outcome)
+	}{
+		{
+			name: "repeated Run-Id header with different values",
+			given: raw{agent: "pr-reviewer", payload: validReview,
+				headers: nats.Header{"Run-Id": {"rep-a", "rep-b"}, "X-Case": {"repeated"}}},
+			wantOutcome: contract.OutcomeDLQ,
+			check: func(t *testing.T, o outcome) {
+				if field(o.Body, "error", "type") != "invalid_envelope" {
+					t.Errorf("dead letter: %s", o.Data)
+				}
+				if hs, _ := field(o.Body, "raw", "headers", "Run-Id").([]any); len(hs) != 2 {
+					t.Errorf("repeated header not kept whole: %v", field(o.Body, "raw", "headers"))
+				}
+			},
+		},
+		{
+			name: "repeated unrelated header is harmless",
+			given: raw{agent: "pr-reviewer", run: "rep-trace", payload: validReview,
+				headers: nats.Header{"X-Trace": {"1", "2"}}},
+			wantOutcome: contract.OutcomeValid,
+		},
+		{
+			name:        "10,000-deep nesting",
+			given:       raw{agent: "pr-reviewer", run: "deep", payload: strings.Repeat("[", 10000) + strings.Repeat("]", 10000)},
+			wantOutcome: contract.OutcomeRetry,
+			check: func(t *testing.T, o outcome) {
+				v := field(o.Body, "error", "violations").([]any)[0].(map[string]any)
+				if v["path"] != "$" || v["keyword"] != "json" {
+					t.Errorf("violation = %v", v)
+				}
+			},
+		},
+		{
+			name:        "no JSON at all",
+			given:       raw{agent: "pr-reviewer", run: "prose", payload: "I reviewed it and it looks good to me."},
+			wantOutcome: contract.OutcomeRetry,
+			check: func(t *testing.T, o outcome) {
+				v := field(o.Body, "error", "violations").([]any)[0].(map[string]any)
+				if v["path"] != "$" || v["keyword"] != "json" {
+					t.Errorf("violation = %v", v)
+				}
+			},
+		},
+		{
+			name:        "1 MiB of open brackets",
+			given:       raw{agent: "pr-reviewer", run: "brackets", payload: strings.Repeat("[", 1<<20-64)},
+			wantOutcome: contract.OutcomeRetry,
+		},
+	}
+	for _, tt := range tests {
+		b.publish(tt.given)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := tt.given.run
+			var got []outcome
+			if run == "" {
+				waitFor(t, 15*time.Second, "dead letter", func() bool {
+					got = nil
+					for _, o := range b.streamMessages("AGENT_OUTPUT_DLQ") {
+						if c, _ := field(o.Body, "raw", "headers", "X-Case").([]any); len(c) == 1 && c[0] == "repeated" {
+							got = append(got, o)
+						}
+					}
+					return len(got) > 0
+				})
+			} else {
+				got = b.awaitOutcomes(run, 1)
+			}
+			if len(got) != 1 || got[0].Headers.Get(contract.HeaderOutcome) != string(tt.wantOutcome) {
+				t.Fatalf("want one %s outcome, got %d: %s", tt.wantOutcome, len(got), got[0].Data)
+			}
+			if tt.check != nil {
+				tt.check(t, got[0])
+			}
+		})
+	}
+
+	// Still serving.
+	b.publish(raw{agent: "pr-reviewer", run: "after", payload: validReview})
+	if o := b.awaitOutcomes("after", 1)[0]; o.Headers.Get(contract.HeaderOutcome) != "valid" {
+		t.Fatalf("after hostile inputs: %s", o.Data)
+	}
+}
