@@ -1,13 +1,13 @@
 package test
 
 import (
-	"time"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -297,4 +297,3 @@ func getJSON(t *testing.T, g *runningGateway, path string, wantStatus int, into 
 		}
 	}
 }
-

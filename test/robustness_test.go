@@ -1,9 +1,9 @@
 package test
 
 import (
-	"time"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
