@@ -71,7 +71,10 @@ func AgentFromRaw(subject string) (agent string, ok bool) {
 		return "", true
 	}
 	rest, found := strings.CutPrefix(subject, RawPrefix+".")
-	if !found || rest == "" || strings.Contains(rest, ".") {
+	if !found {
+		return "", false
+	}
+	if rest == "" || strings.Contains(rest, ".") {
 		return rest, false
 	}
 	return rest, true

@@ -42,13 +42,16 @@ upper case with _ for - (for example AGENTGATE_NATS_URL).`,
 // environment variable.
 func flagsFromEnv(cmd *cobra.Command) error {
 	var errs []string
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+	flags := cmd.Flags()
+	flags.VisitAll(func(f *pflag.Flag) {
 		if f.Changed {
 			return
 		}
 		name := envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		if v, ok := os.LookupEnv(name); ok {
-			if err := f.Value.Set(v); err != nil {
+			// Set through the flag set, so that a required flag counts
+			// as given.
+			if err := flags.Set(f.Name, v); err != nil {
 				errs = append(errs, fmt.Sprintf("%s=%q: %v", name, v, err))
 			}
 		}

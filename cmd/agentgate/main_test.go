@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/router"
+)
+
+const examples = "../../examples"
+
+// run executes the CLI with args and stdin, returning stdout and the exit
+// status main would use.
+func run(t *testing.T, stdin string, args ...string) (string, int) {
+	t.Helper()
+	cmd := newRootCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetArgs(args)
+	cmd.SetIn(strings.NewReader(stdin))
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	err := cmd.ExecuteContext(context.Background())
+	var ec exitCode
+	switch {
+	case err == nil:
+		return out.String(), 0
+	case errors.As(err, &ec):
+		return out.String(), ec.code
+	default:
+		t.Logf("stderr: %s; error: %v", errOut.String(), err)
+		return out.String(), 2
+	}
+}
+
+func TestValidate_exitStatus(t *testing.T) {
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		wantCode int
+		wantOut  string
+	}{
+		{"valid", `{"summary":"ok","approval":"approve","comments":[]}`,
+			[]string{"validate", "--config", examples, "--agent", "pr-reviewer"}, 0, `"event_type":"result"`},
+		{"drift normalized", "```json\n{\"summary\":\"ok\",\"approval\":\"Approve\",\"review_comments\":[]}\n```",
+			[]string{"validate", "--config", examples, "--agent", "pr-reviewer", "-"}, 0, `"normalized":true`},
+		{"invalid", `{"summary":"ok","approval":"lgtm","comments":[]}`,
+			[]string{"validate", "--config", examples, "--agent", "pr-reviewer"}, 1, `"keyword":"enum"`},
+		{"invalid on the last attempt", `{"summary":"ok"}`,
+			[]string{"validate", "--config", examples, "--agent", "pr-reviewer", "--attempt", "2"}, 1, `"output_schema_validation_failed"`},
+		{"refusal", `{"refusal":"no"}`,
+			[]string{"validate", "--config", examples, "--agent", "pr-reviewer"}, 1, `"event_type":"refusal"`},
+		{"unknown agent", `{}`, []string{"validate", "--config", examples, "--agent", "nobody"}, 2, `"unknown_agent"`},
+		{"missing --agent", `{}`, []string{"validate", "--config", examples}, 2, ""},
+		{"bad config dir", `{}`, []string{"validate", "--config", "no-such-dir", "--agent", "pr-reviewer"}, 2, ""},
+		{"missing file", ``, []string{"validate", "--config", examples, "--agent", "pr-reviewer", "no-such-file.json"}, 2, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := run(t, tt.stdin, tt.args...)
+			if code != tt.wantCode || !strings.Contains(out, tt.wantOut) {
+				t.Errorf("exit %d, want %d; output:\n%s\nwant it to contain %s", code, tt.wantCode, out, tt.wantOut)
+			}
+		})
+	}
+}
+
+func TestFlagsFromEnvironment(t *testing.T) {
+	t.Setenv("AGENTGATE_AGENT", "pr-reviewer")
+	t.Setenv("AGENTGATE_CONFIG", examples)
+	out, code := run(t, `{"summary":"ok","approval":"approve","comments":[]}`, "validate")
+	if code != 0 || !strings.Contains(out, `"agent_id":"pr-reviewer"`) {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	// The command line wins over the environment.
+	t.Setenv("AGENTGATE_AGENT", "nobody")
+	if _, code := run(t, `{"summary":"ok","approval":"approve","comments":[]}`, "validate", "--agent", "pr-reviewer"); code != 0 {
+		t.Errorf("flag did not override the environment: exit %d", code)
+	}
+	t.Setenv("AGENTGATE_ATTEMPT", "many")
+	if _, code := run(t, `{}`, "validate"); code != 2 {
+		t.Errorf("bad environment value: exit %d, want 2", code)
+	}
+}
+
+func TestPublish_printsTheOutcome(t *testing.T) {
+	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	ctx, cancel := context.WithCancel(context.Background())
+	g, err := gateway.New(ctx, gateway.Config{ConfigDir: examples, NATSURL: srv.ClientURL(), HTTPAddr: "127.0.0.1:0",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	url := srv.ClientURL()
+	out, code := run(t, `{"summary":"ok","approval":"approve","comments":[]}`,
+		"publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", "cli-1", "--wait", "10s")
+	if code != 0 || !strings.Contains(out, `"event_type":"result"`) {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	out, code = run(t, "I won't.", "publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", "cli-2", "--refusal")
+	if code != 1 || !strings.Contains(out, `"refusal":"I won't."`) {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	// The run is finished: no new outcome, the recorded one is printed.
+	start := time.Now()
+	out, code = run(t, `{}`, "publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", "cli-1", "--wait", "500ms")
+	if code != 0 || !strings.Contains(out, `"run_id":"cli-1"`) || time.Since(start) > 10*time.Second {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if _, code := run(t, `{}`, "publish", "--nats-url", url, "--agent", "bad agent", "--run", "x"); code != 2 {
+		t.Errorf("bad agent name: exit %d, want 2", code)
+	}
+}

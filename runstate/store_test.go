@@ -1,0 +1,92 @@
+package runstate_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/router"
+	"github.com/agentgate/agentgate/runstate"
+	"github.com/agentgate/agentgate/subjects"
+)
+
+func TestKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ given, want string }{
+		{"run-1", "run-1"},
+		{"a.b_c=d", "a.b_c=d"},
+		{"has space", "b64_aGFzIHNwYWNl"},
+		{"trailing.", "b64_dHJhaWxpbmcu"},
+		{"b64_x", "b64_YjY0X3g"},
+		{"ünï", "b64_w7xuw68"},
+	}
+	for _, tt := range tests {
+		if got := runstate.Key(tt.given); got != tt.want {
+			t.Errorf("Key(%q) = %q, want %q", tt.given, got, tt.want)
+		}
+	}
+}
+
+func newStore(t *testing.T) *runstate.Store {
+	t.Helper()
+	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	kv, err := subjects.Ensure(ctx, js, subjects.StreamsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runstate.New(kv)
+}
+
+func TestStore_compareAndSet(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := context.Background()
+	for _, id := range []string{"plain-run", "run with spaces & <html>", strings.Repeat("x", 256)} {
+		st, rev, err := s.Get(ctx, id)
+		if st != nil || rev != 0 || err != nil {
+			t.Fatalf("%q: unknown run = %v, %d, %v", id, st, rev, err)
+		}
+		first := &contract.RunState{RunID: id, AgentID: "a", Status: contract.RunRetryRequested, Attempts: 1,
+			Outcome: []byte(`{"retry_prompt":"<x>"}`)}
+		if err := s.Put(ctx, first, 0); err != nil {
+			t.Fatalf("%q: create: %v", id, err)
+		}
+		if err := s.Put(ctx, first, 0); !errors.Is(err, handlers.ErrStateConflict) {
+			t.Fatalf("%q: second create = %v, want ErrStateConflict", id, err)
+		}
+		got, rev, err := s.Get(ctx, id)
+		if err != nil || got.RunID != id || got.Attempts != 1 || string(got.Outcome) != `{"retry_prompt":"<x>"}` {
+			t.Fatalf("%q: Get = %+v, %v", id, got, err)
+		}
+		next := *got
+		next.Status, next.Attempts = contract.RunCompleted, 2
+		if err := s.Put(ctx, &next, rev+5); !errors.Is(err, handlers.ErrStateConflict) {
+			t.Fatalf("%q: stale update = %v, want ErrStateConflict", id, err)
+		}
+		if err := s.Put(ctx, &next, rev); err != nil {
+			t.Fatalf("%q: update: %v", id, err)
+		}
+		if got, _, _ := s.Get(ctx, id); got.Status != contract.RunCompleted || got.Attempts != 2 {
+			t.Errorf("%q: after update = %+v", id, got)
+		}
+	}
+}
