@@ -16,6 +16,24 @@ type RunState struct {
 	// Outcome is the latest outcome message, as published.
 	Outcome   json.RawMessage `json:"outcome"`
 	UpdatedAt time.Time       `json:"updated_at"`
+	// InputSeq is the raw stream's sequence of the input that produced
+	// Outcome. It is kept in the store but is not part of the API answer:
+	// it tells a redelivery of that input, whose outcome may not have gone
+	// out, from a new output for an answered attempt.
+	InputSeq uint64 `json:"-"`
+}
+
+// OutcomeFor is the outcome a recorded status stands for.
+func OutcomeFor(s RunStatus) Outcome {
+	switch s {
+	case RunCompleted:
+		return OutcomeValid
+	case RunRetryRequested:
+		return OutcomeRetry
+	case RunRefused:
+		return OutcomeRefused
+	}
+	return OutcomeDLQ
 }
 
 // NextAttempt is the attempt the run expects when a raw output carries no

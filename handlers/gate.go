@@ -105,6 +105,10 @@ type Decision struct {
 	// telemetry.
 	Violations     []contract.Violation
 	Normalizations []contract.Normalization
+	// Republish is set when the outcome was already recorded for this very
+	// input (a redelivery): it is published again, under the same
+	// Nats-Msg-Id, in case it did not go out the first time.
+	Republish bool
 }
 
 // Headers are the headers of the outcome message.
@@ -125,6 +129,18 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 	m, reason := ParseMeta(env)
 	if reason != "" {
 		return g.deadLetter(env, m, m.Attempt, contract.ErrInvalidEnvelope, reason, nil, nil, now)
+	}
+	if st != nil && env.Seq != 0 && st.InputSeq == env.Seq {
+		// This very input produced the recorded outcome and is delivered
+		// again: the gateway stopped between recording and publishing, or
+		// before the ack. Publish the recorded outcome again; its
+		// Nats-Msg-Id keeps JetStream from storing a second copy.
+		o := contract.OutcomeFor(st.Status)
+		return Decision{
+			Outcome: o, RunID: st.RunID, AgentID: st.AgentID, Attempt: st.Attempts,
+			Subject: subjects.Outcome(o, st.AgentID), MsgID: contract.MsgID(st.RunID, st.Attempts, o),
+			Payload: st.Outcome, Republish: true,
+		}
 	}
 	attempt := m.Attempt
 	if attempt == 0 {
@@ -178,7 +194,7 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 			EventType: contract.EventRefusal, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
 			Attempt: attempt, Refusal: text, Timestamp: now,
 		}
-		return g.publish(contract.OutcomeRefused, m, attempt, "", ev, st, now)
+		return g.publish(env, contract.OutcomeRefused, m, attempt, "", ev, st, now)
 	}
 
 	if schema == nil {
@@ -187,7 +203,7 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 			EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
 			Attempt: attempt, ResultText: &text, Normalizations: []contract.Normalization{}, Timestamp: now,
 		}
-		return g.publish(contract.OutcomeValid, m, attempt, "", ev, st, now)
+		return g.publish(env, contract.OutcomeValid, m, attempt, "", ev, st, now)
 	}
 
 	opts := CheckOptions{MaxDepth: g.cfg.MaxDepth, Coerce: true}
@@ -202,7 +218,7 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 			Attempt: attempt, SchemaID: &id, ResultData: v.Data,
 			Normalized: len(v.Normalizations) > 0, Normalizations: v.Normalizations, Timestamp: now,
 		}
-		d := g.publish(contract.OutcomeValid, m, attempt, schema.ID, ev, st, now)
+		d := g.publish(env, contract.OutcomeValid, m, attempt, schema.ID, ev, st, now)
 		d.Normalizations = v.Normalizations
 		return d
 	}
@@ -218,7 +234,7 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 			Attempt: attempt, NextAttempt: attempt + 1, Error: verr,
 			RetryPrompt: RetryPrompt(v.Violations, schema.Raw), Timestamp: now,
 		}
-		d := g.publish(contract.OutcomeRetry, m, attempt, schema.ID, ev, st, now)
+		d := g.publish(env, contract.OutcomeRetry, m, attempt, schema.ID, ev, st, now)
 		d.Violations, d.Normalizations = v.Violations, v.Normalizations
 		return d
 	}
@@ -252,13 +268,13 @@ func refusal(m Meta, payload []byte) (string, bool) {
 	return text, true
 }
 
-func (g *Gate) publish(o contract.Outcome, m Meta, attempt int, schemaID string, ev any, st *contract.RunState, now time.Time) Decision {
+func (g *Gate) publish(env Envelope, o contract.Outcome, m Meta, attempt int, schemaID string, ev any, st *contract.RunState, now time.Time) Decision {
 	d := Decision{
 		Outcome: o, RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt, SchemaID: schemaID,
 		Subject: subjects.Outcome(o, m.AgentID), MsgID: contract.MsgID(m.RunID, attempt, o),
 		Payload: encode(ev),
 	}
-	d.State = nextState(st, m, attempt, o, d.Payload, now)
+	d.State = nextState(st, m, attempt, o, d.Payload, env.Seq, now)
 	return d
 }
 
@@ -296,7 +312,7 @@ func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorTyp
 		d.Payload = encode(ev)
 	}
 	if !t.LeavesRunState() {
-		d.State = nextState(st, m, attempt, contract.OutcomeDLQ, d.Payload, now)
+		d.State = nextState(st, m, attempt, contract.OutcomeDLQ, d.Payload, env.Seq, now)
 	}
 	return d
 }
@@ -329,7 +345,7 @@ func keepRaw(env Envelope) contract.RawMessage {
 	return r
 }
 
-func nextState(st *contract.RunState, m Meta, attempt int, o contract.Outcome, payload []byte, now time.Time) *contract.RunState {
+func nextState(st *contract.RunState, m Meta, attempt int, o contract.Outcome, payload []byte, seq uint64, now time.Time) *contract.RunState {
 	next := contract.RunState{RunID: m.RunID, AgentID: m.AgentID}
 	if st != nil {
 		next = *st
@@ -338,6 +354,7 @@ func nextState(st *contract.RunState, m Meta, attempt int, o contract.Outcome, p
 	next.Attempts = max(next.Attempts, attempt)
 	next.Outcome = payload
 	next.UpdatedAt = now
+	next.InputSeq = seq
 	return &next
 }
 

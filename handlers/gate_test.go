@@ -157,3 +157,31 @@ func TestGate_retryEvent(t *testing.T) {
 		t.Errorf("retry prompt:\n%s", ev.RetryPrompt)
 	}
 }
+
+// A redelivered input whose outcome is recorded gets that outcome again
+// (under the same Nats-Msg-Id), even without an Attempt header; another
+// input for the answered attempt gets nothing.
+func TestGate_redeliveryRepublishesTheRecordedOutcome(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, 0, 0)
+	first := g.Decide(env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r"), nil)
+	if first.State == nil || first.State.InputSeq != 7 {
+		t.Fatalf("state = %+v", first.State)
+	}
+	again := g.Decide(env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r"), first.State)
+	if !again.Republish || again.Outcome != contract.OutcomeRetry || again.Attempt != 1 || again.MsgID != "r.1.retry" ||
+		again.Subject != "agent.retry.requested.pr-reviewer" || string(again.Payload) != string(first.Payload) || again.State != nil {
+		t.Errorf("redelivery = %+v", again)
+	}
+	other := env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r", "Attempt", "1")
+	other.Seq = 8
+	if d := g.Decide(other, first.State); d.Outcome != "" {
+		t.Errorf("another input for an answered attempt got %s", d.Outcome)
+	}
+	// Without an Attempt header a new input is the next attempt.
+	next := env("agent.output.raw.pr-reviewer", goodReview, "Run-Id", "r")
+	next.Seq = 9
+	if d := g.Decide(next, first.State); d.Outcome != contract.OutcomeValid || d.Attempt != 2 || d.Republish {
+		t.Errorf("next attempt = %+v", d)
+	}
+}

@@ -92,8 +92,22 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	return &Handler{cfg: cfg}, nil
 }
 
-// Handle processes one raw output. Its signature is
-// message.NoPublishHandlerFunc.
+// maxConflicts bounds how often one message re-reads the run's state after
+// losing a compare-and-set to another replica before it is redelivered.
+const maxConflicts = 5
+
+// Handle processes one raw output: it reads the run's state, asks the Gate
+// for a decision, records the run's new state with compare-and-set, then
+// publishes the outcome; the router acks when it returns nil. Its
+// signature is message.NoPublishHandlerFunc.
+//
+// Recording before publishing means an executor that sees a retry request
+// finds the run already waiting for its next attempt, whichever replica
+// takes the answer. A stop between the two is repaired on redelivery: the
+// state names the input that produced it, and the recorded outcome is
+// published again under the same Nats-Msg-Id, which JetStream
+// de-duplicates. Handle returns an error only for what a retry can fix (the
+// bus or the store is unreachable); every domain failure is an outcome.
 func (h *Handler) Handle(msg *message.Message) error {
 	start := time.Now()
 	// The router cancels the message's context when it shuts down; a
@@ -102,17 +116,10 @@ func (h *Handler) Handle(msg *message.Message) error {
 	defer cancel()
 	env := EnvelopeFromMessage(msg)
 
-	var st *contract.RunState
-	var rev uint64
-	runID := env.Header(contract.HeaderRunID)
-	if strings.TrimSpace(runID) != "" && len(runID) <= MaxRunIDLen {
-		var err error
-		if st, rev, err = h.cfg.Store.Get(ctx, runID); err != nil {
-			return fmt.Errorf("reading run %q: %w", runID, err)
-		}
+	d, err := h.decide(ctx, env)
+	if err != nil {
+		return err
 	}
-
-	d := h.cfg.Gate.Decide(env, st)
 	if d.Outcome == "" {
 		h.cfg.Logger.DebugContext(ctx, "attempt already has an outcome", "run_id", d.RunID, "attempt", d.Attempt)
 		return nil
@@ -120,17 +127,42 @@ func (h *Handler) Handle(msg *message.Message) error {
 	if err := h.publish(d); err != nil {
 		return err
 	}
-	if d.State != nil {
-		if err := h.record(ctx, d, rev); err != nil {
-			return err
-		}
-	}
-	if h.cfg.Observer != nil {
+	if h.cfg.Observer != nil && !d.Republish {
 		h.cfg.Observer.Observe(d, time.Since(start))
 	}
-	h.cfg.Logger.DebugContext(ctx, "outcome", "run_id", d.RunID, "agent_id", d.AgentID,
-		"attempt", d.Attempt, "outcome", d.Outcome, "error_type", d.ErrorType)
+	h.cfg.Logger.DebugContext(ctx, "outcome", "run_id", d.RunID, "agent_id", d.AgentID, "attempt", d.Attempt,
+		"outcome", d.Outcome, "error_type", d.ErrorType, "republished", d.Republish)
 	return nil
+}
+
+// decide reads the run's state, decides, and records the new state. When
+// another replica changed the state in between, it decides again on the
+// fresh state (which may then say the attempt is already answered).
+func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
+	runID := env.Header(contract.HeaderRunID)
+	keyed := strings.TrimSpace(runID) != "" && len(runID) <= MaxRunIDLen
+	for range maxConflicts {
+		var st *contract.RunState
+		var rev uint64
+		if keyed {
+			var err error
+			if st, rev, err = h.cfg.Store.Get(ctx, runID); err != nil {
+				return Decision{}, fmt.Errorf("reading run %q: %w", runID, err)
+			}
+		}
+		d := h.cfg.Gate.Decide(env, st)
+		if d.State == nil {
+			return d, nil
+		}
+		err := h.cfg.Store.Put(ctx, d.State, rev)
+		if err == nil {
+			return d, nil
+		}
+		if !errors.Is(err, ErrStateConflict) {
+			return Decision{}, fmt.Errorf("recording run %q: %w", d.RunID, err)
+		}
+	}
+	return Decision{}, fmt.Errorf("recording run %q: %w %d times", runID, ErrStateConflict, maxConflicts)
 }
 
 func (h *Handler) publish(d Decision) error {
@@ -142,27 +174,6 @@ func (h *Handler) publish(d Decision) error {
 		return fmt.Errorf("publishing %s outcome of run %q: %w", d.Outcome, d.RunID, err)
 	}
 	return nil
-}
-
-// record stores the run's new state. When another replica got there first,
-// its record stands as long as it covers this attempt; otherwise the input
-// is redelivered and decided again on the fresh state.
-func (h *Handler) record(ctx context.Context, d Decision, rev uint64) error {
-	err := h.cfg.Store.Put(ctx, d.State, rev)
-	if !errors.Is(err, ErrStateConflict) {
-		if err != nil {
-			return fmt.Errorf("recording run %q: %w", d.RunID, err)
-		}
-		return nil
-	}
-	now, _, gerr := h.cfg.Store.Get(ctx, d.RunID)
-	if gerr != nil {
-		return fmt.Errorf("re-reading run %q: %w", d.RunID, gerr)
-	}
-	if now != nil && now.Attempts >= d.Attempt {
-		return nil
-	}
-	return fmt.Errorf("recording run %q: %w", d.RunID, err)
 }
 
 // EnvelopeFromMessage rebuilds the raw output from a message set up by the

@@ -36,11 +36,12 @@ func (s *Store) Get(ctx context.Context, runID string) (*contract.RunState, uint
 	if err != nil {
 		return nil, 0, fmt.Errorf("runstate: get %q: %w", runID, err)
 	}
-	var st contract.RunState
-	if err := json.Unmarshal(e.Value(), &st); err != nil {
+	var rec record
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
 		return nil, 0, fmt.Errorf("runstate: decoding %q: %w", runID, err)
 	}
-	return &st, e.Revision(), nil
+	rec.RunState.InputSeq = rec.InputSeq
+	return &rec.RunState, e.Revision(), nil
 }
 
 // Put writes st if the entry is still at revision (0: if it does not exist
@@ -50,7 +51,7 @@ func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	err := enc.Encode(st)
+	err := enc.Encode(record{RunState: *st, InputSeq: st.InputSeq})
 	b := buf.Bytes()
 	if err != nil {
 		return fmt.Errorf("runstate: encoding %q: %w", st.RunID, err)
@@ -71,6 +72,13 @@ func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64)
 		return fmt.Errorf("runstate: put %q: %w", st.RunID, err)
 	}
 	return nil
+}
+
+// record is a run's entry as stored: the state of the API plus what only
+// the gateway needs.
+type record struct {
+	contract.RunState
+	InputSeq uint64 `json:"input_seq,omitempty"`
 }
 
 var plainKey = regexp.MustCompile(`^[-_=A-Za-z0-9]+(\.[-_=A-Za-z0-9]+)*$`)

@@ -105,8 +105,8 @@ func TestGateway_replicasShareTheWork(t *testing.T) {
 	assertOneOutcomeEach(t, b, want)
 }
 
-// failFirstPut fails the first recording of each run after the outcome was
-// published: the gateway "crashes" between publishing and recording.
+// failFirstPut fails the first recording of each run: the store is
+// unreachable for a moment.
 type failFirstPut struct {
 	handlers.RunStore
 	mu     sync.Mutex
@@ -119,50 +119,91 @@ func (s *failFirstPut) Put(ctx context.Context, st *contract.RunState, rev uint6
 	s.failed[st.RunID] = true
 	s.mu.Unlock()
 	if first {
-		return errors.New("injected: crashed before recording")
+		return errors.New("injected: store unreachable")
 	}
 	return s.RunStore.Put(ctx, st, rev)
 }
 
-func TestGateway_crashBetweenPublishAndRecord(t *testing.T) {
-	t.Parallel()
-	b := startBus(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	kv, err := subjects.Ensure(ctx, b.js, subjects.StreamsConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := schemas.Load(examplesDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gate, err := handlers.NewGate(handlers.GateConfig{Registry: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := &failFirstPut{RunStore: runstate.New(kv), failed: map[string]bool{}}
-	r, err := router.New(ctx, router.Config{
-		URL:    b.srv.ClientURL(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
-			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Publisher: pub})
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { _ = r.Close(); <-done })
+// failFirstPublish fails the first publish of each run's outcome after the
+// state was recorded: the gateway "crashes" between recording and
+// publishing.
+type failFirstPublish struct {
+	message.Publisher
+	mu     sync.Mutex
+	failed map[string]bool
+}
 
-	b.publish(raw{agent: "pr-reviewer", run: "crash-valid", payload: validReview})
-	b.publish(raw{agent: "pr-reviewer", run: "crash-retry", payload: badReview})
-	waitFor(t, 15*time.Second, "both runs recorded", func() bool {
-		a, c := b.runState("crash-valid"), b.runState("crash-retry")
-		return a != nil && c != nil
-	})
-	assertOneOutcomeEach(t, b, map[string]int{"crash-valid": 1, "crash-retry": 1})
-	b.awaitState("crash-valid", contract.RunCompleted, 1)
-	b.awaitState("crash-retry", contract.RunRetryRequested, 1)
+func (p *failFirstPublish) Publish(topic string, msgs ...*message.Message) error {
+	run := msgs[0].Metadata.Get(contract.HeaderRunID)
+	p.mu.Lock()
+	first := !p.failed[run]
+	p.failed[run] = true
+	p.mu.Unlock()
+	if first {
+		return errors.New("injected: crashed before publishing")
+	}
+	return p.Publisher.Publish(topic, msgs...)
+}
+
+func TestGateway_failureBetweenRecordAndPublish(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		store func(handlers.RunStore) handlers.RunStore
+		pub   func(message.Publisher) message.Publisher
+	}{
+		{"store fails once", func(s handlers.RunStore) handlers.RunStore {
+			return &failFirstPut{RunStore: s, failed: map[string]bool{}}
+		}, func(p message.Publisher) message.Publisher { return p }},
+		{"publish fails once after recording", func(s handlers.RunStore) handlers.RunStore { return s },
+			func(p message.Publisher) message.Publisher {
+				return &failFirstPublish{Publisher: p, failed: map[string]bool{}}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := startBus(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			kv, err := subjects.Ensure(ctx, b.js, subjects.StreamsConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg, err := schemas.Load(examplesDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gate, err := handlers.NewGate(handlers.GateConfig{Registry: reg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := tt.store(runstate.New(kv))
+			r, err := router.New(ctx, router.Config{
+				URL:    b.srv.ClientURL(),
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Handler: func(pub message.Publisher) (*handlers.Handler, error) {
+					return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Publisher: tt.pub(pub)})
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- r.Run(ctx) }()
+			t.Cleanup(func() { _ = r.Close(); <-done })
+
+			b.publish(raw{agent: "pr-reviewer", run: "crash-valid", payload: validReview})
+			b.publish(raw{agent: "pr-reviewer", run: "crash-retry", payload: badReview})
+			b.awaitOutcomes("crash-valid", 1)
+			b.awaitOutcomes("crash-retry", 1)
+			b.awaitState("crash-valid", contract.RunCompleted, 1)
+			b.awaitState("crash-retry", contract.RunRetryRequested, 1)
+			// The answer to the retry request, without an Attempt header,
+			// is the run's second attempt.
+			b.publish(raw{agent: "pr-reviewer", run: "crash-retry", payload: validReview})
+			b.awaitState("crash-retry", contract.RunCompleted, 2)
+			assertOneOutcomeEach(t, b, map[string]int{"crash-valid": 1, "crash-retry": 2})
+		})
+	}
 }
