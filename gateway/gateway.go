@@ -50,7 +50,9 @@ type Config struct {
 	// AckWait and MaxAckPending tune the durable consumer (see router).
 	AckWait       time.Duration
 	MaxAckPending int
-	Logger        *slog.Logger
+	// Workers is how many raw outputs are processed at once (see router).
+	Workers int
+	Logger  *slog.Logger
 }
 
 func (c *Config) setDefaults() {
@@ -157,7 +159,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		return nil, err
 	}
 	g.router, err = router.New(ctx, router.Config{
-		URL: g.natsURL, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Logger: cfg.Logger,
+		URL: g.natsURL, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
 		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
 			return handlers.NewHandler(handlers.HandlerConfig{
 				Gate: gate, Store: g.store, Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,

@@ -36,6 +36,33 @@ func (c *drainableConsumer) Consume(h jetstream.MessageHandler, opts ...jetstrea
 	return cc, err
 }
 
+// consumerSet holds the consumers of every subscription of the router.
+type consumerSet struct {
+	mu   sync.Mutex
+	list []*drainableConsumer
+}
+
+func (s *consumerSet) add(c jetstream.Consumer) *drainableConsumer {
+	dc := &drainableConsumer{Consumer: c}
+	s.mu.Lock()
+	s.list = append(s.list, dc)
+	s.mu.Unlock()
+	return dc
+}
+
+// drain drains every consumer, within one deadline.
+func (s *consumerSet) drain(timeout time.Duration) bool {
+	s.mu.Lock()
+	list := s.list
+	s.mu.Unlock()
+	deadline := time.Now().Add(timeout)
+	ok := true
+	for _, c := range list {
+		ok = c.drain(time.Until(deadline)) && ok
+	}
+	return ok
+}
+
 // drain stops pulling and waits, at most timeout, until every message
 // already delivered has been processed. It reports whether that happened
 // in time.
@@ -43,7 +70,7 @@ func (c *drainableConsumer) drain(timeout time.Duration) bool {
 	c.mu.Lock()
 	ccs := c.ccs
 	c.mu.Unlock()
-	deadline := time.NewTimer(timeout)
+	deadline := time.NewTimer(max(timeout, 0))
 	defer deadline.Stop()
 	for _, cc := range ccs {
 		cc.Drain()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
@@ -34,6 +35,9 @@ type Config struct {
 	AckWait time.Duration
 	// MaxAckPending bounds the raw outputs in flight (default 256).
 	MaxAckPending int
+	// Workers is how many raw outputs are processed at once (default
+	// 4 × GOMAXPROCS).
+	Workers int
 	// MaxDeliveries: a raw output that failed this often is dead-lettered
 	// as internal_error (default handlers.DefaultMaxDeliveries).
 	MaxDeliveries int
@@ -52,6 +56,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxAckPending == 0 {
 		c.MaxAckPending = 256
+	}
+	if c.Workers == 0 {
+		c.Workers = 4 * runtime.GOMAXPROCS(0)
 	}
 	if c.MaxDeliveries == 0 {
 		c.MaxDeliveries = handlers.DefaultMaxDeliveries
@@ -73,7 +80,7 @@ func (c Config) Validate() error {
 	if c.Handler == nil {
 		errs = append(errs, fmt.Errorf("%w: no handler", ErrBadConfig))
 	}
-	if c.AckWait < time.Second || c.MaxAckPending < 1 || c.MaxDeliveries < 1 || c.CloseTimeout <= 0 {
+	if c.AckWait < time.Second || c.MaxAckPending < 1 || c.Workers < 1 || c.MaxDeliveries < 1 || c.CloseTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("%w: ack wait under 1s or a non-positive limit", ErrBadConfig))
 	}
 	return errors.Join(errs...)
@@ -83,7 +90,7 @@ func (c Config) Validate() error {
 type Router struct {
 	cfg      Config
 	wm       *message.Router
-	consumer *drainableConsumer
+	consumers *consumerSet
 
 	closeOnce sync.Once
 	closeErr  error
@@ -117,7 +124,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	closeAll := func() { subConn.Close(); pubConn.Close() }
 
 	consumerCfg := subjects.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
-	consumer := &drainableConsumer{}
+	consumers := &consumerSet{}
 	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 		Conn:           subConn,
 		Logger:         wlog,
@@ -131,9 +138,8 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("binding durable consumer %s: %w", consumerCfg.Durable, err)
 			}
-			consumer.Consumer = c
 			// No closer: the durable outlives this process.
-			return consumer, nil, nil
+			return consumers.add(c), nil, nil
 		},
 	})
 	if err != nil {
@@ -172,8 +178,14 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		}.Middleware,
 		middleware.Recoverer,
 	)
-	wm.AddConsumerHandler("raw-outputs", subjects.RawPrefix+".>", sub, h.Handle)
-	return &Router{cfg: cfg, wm: wm, consumer: consumer}, nil
+	// Each handler is one subscription on the shared durable consumer, and
+	// watermill-nats handles one message at a time per subscription: the
+	// workers are what lets validation use every core while other messages
+	// wait on the bus.
+	for i := range cfg.Workers {
+		wm.AddConsumerHandler(fmt.Sprintf("raw-outputs-%d", i), subjects.RawPrefix+".>", sub, h.Handle)
+	}
+	return &Router{cfg: cfg, wm: wm, consumers: consumers}, nil
 }
 
 // Run processes raw outputs until ctx is done or Close is called; either
@@ -201,7 +213,7 @@ func (r *Router) Running() <-chan struct{} { return r.wm.Running() }
 // Safe to call twice.
 func (r *Router) Close() error {
 	r.closeOnce.Do(func() {
-		if !r.consumer.drain(r.cfg.CloseTimeout) {
+		if !r.consumers.drain(r.cfg.CloseTimeout) {
 			r.cfg.Logger.Warn("messages still in flight at close; JetStream will redeliver them", "timeout", r.cfg.CloseTimeout)
 		}
 		r.closeErr = r.wm.Close()

@@ -260,6 +260,22 @@ func (b *bus) awaitState(run string, status contract.RunStatus, attempts int) {
 	})
 }
 
+// awaitIdle waits until the gateways' durable consumer has every raw output
+// processed and acked: then what they will ever publish for them is out.
+func (b *bus) awaitIdle() {
+	b.t.Helper()
+	waitFor(b.t, 15*time.Second, "every raw output acked", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		c, err := b.js.Consumer(ctx, subjects.StreamRaw, subjects.GatewayConsumer)
+		if err != nil {
+			return false
+		}
+		info, err := c.Info(ctx)
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+	})
+}
+
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
