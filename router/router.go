@@ -88,8 +88,8 @@ func (c Config) Validate() error {
 
 // Router runs the raw-output handler on the gateway's durable consumer.
 type Router struct {
-	cfg      Config
-	wm       *message.Router
+	cfg       Config
+	wm        *message.Router
 	consumers *consumerSet
 
 	closeOnce sync.Once
