@@ -1,6 +1,17 @@
 package test
 
 import (
+	"context"
+	"io"
+	"log/slog"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/router"
+	"github.com/agentgate/agentgate/runstate"
+	"github.com/agentgate/agentgate/schemas"
+	"github.com/agentgate/agentgate/subjects"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +77,26 @@ func TestGateway_hostileInputs(t *testing.T) {
 			},
 		},
 		{
+			name:        "invalid UTF-8",
+			given:       raw{agent: "pr-reviewer", run: "utf8", payload: "{\"summary\": \"\xc3\x28\"}"},
+			wantOutcome: contract.OutcomeDLQ,
+			check: func(t *testing.T, o outcome) {
+				if field(o.Body, "error", "type") != "invalid_encoding" || field(o.Body, "raw", "payload_base64") == nil {
+					t.Errorf("dead letter: %s", o.Data)
+				}
+			},
+		},
+		{
+			name:        "payload over the 1 MiB limit",
+			given:       raw{agent: "pr-reviewer", run: "large", payload: `{"summary": "` + strings.Repeat("x", 1<<20) + `"}`},
+			wantOutcome: contract.OutcomeDLQ,
+			check: func(t *testing.T, o outcome) {
+				if field(o.Body, "error", "type") != "payload_too_large" || field(o.Body, "raw", "size") != float64(1<<20+15) {
+					t.Errorf("dead letter: error %v, raw size %v", o.Body["error"], field(o.Body, "raw", "size"))
+				}
+			},
+		},
+		{
 			name:        "1 MiB of open brackets",
 			given:       raw{agent: "pr-reviewer", run: "brackets", payload: strings.Repeat("[", 1<<20-64)},
 			wantOutcome: contract.OutcomeRetry,
@@ -104,5 +135,52 @@ func TestGateway_hostileInputs(t *testing.T) {
 	b.publish(raw{agent: "pr-reviewer", run: "after", payload: validReview})
 	if o := b.awaitOutcomes("after", 1)[0]; o.Headers.Get(contract.HeaderOutcome) != "valid" {
 		t.Fatalf("after hostile inputs: %s", o.Data)
+	}
+}
+
+// panickyRegistry makes the pipeline panic, as a bug would.
+type panickyRegistry struct{}
+
+func (panickyRegistry) Blueprint(string) (*schemas.Blueprint, bool) { panic("injected bug") }
+func (panickyRegistry) Schema(string) (*schemas.Schema, bool)       { panic("injected bug") }
+
+// A panic while processing ends as an internal_error dead letter that keeps
+// the raw output: no crash, no endless redelivery.
+func TestGateway_panicIsDeadLettered(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	kv, err := subjects.Ensure(ctx, b.js, subjects.StreamsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate, err := handlers.NewGate(handlers.GateConfig{Registry: panickyRegistry{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := router.New(ctx, router.Config{
+		URL:    b.srv.ClientURL(),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
+			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: runstate.New(kv), Publisher: pub})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { _ = r.Close(); <-done })
+
+	b.publish(raw{agent: "pr-reviewer", run: "boom", payload: validReview})
+	o := b.awaitOutcomes("boom", 1)[0]
+	if o.Subject != "agent.output.dlq.pr-reviewer" || field(o.Body, "error", "type") != "internal_error" ||
+		!strings.Contains(field(o.Body, "error", "message").(string), "injected bug") || field(o.Body, "raw", "payload") != validReview {
+		t.Fatalf("dead letter on %s: %s", o.Subject, o.Data)
+	}
+	b.awaitIdle()
+	if st := b.runState("boom"); st != nil {
+		t.Errorf("run state changed: %s", st.Status)
 	}
 }
