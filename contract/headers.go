@@ -13,6 +13,10 @@ const (
 	HeaderMsgID      = "Nats-Msg-Id"
 	HeaderChunkSeq   = "Chunk-Seq"
 	HeaderChunkFinal = "Chunk-Final"
+	// HeaderReplayOf is not in the contract's table: `agentgate dlq
+	// replay` sets it to the dead letter's sequence in the dead-letter
+	// stream, to reopen the run for that output on purpose.
+	HeaderReplayOf = "Replay-Of"
 )
 
 // OutputKindRefusal is the Output-Kind header value that marks a payload as

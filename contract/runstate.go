@@ -16,11 +16,18 @@ type RunState struct {
 	// Outcome is the latest outcome message, as published.
 	Outcome   json.RawMessage `json:"outcome"`
 	UpdatedAt time.Time       `json:"updated_at"`
+	// Replays lists the dead letters (by sequence in the dead-letter
+	// stream) replayed into this run with `agentgate dlq replay`; each
+	// reopens the run once. Not in the contract's table.
+	Replays []uint64 `json:"replays,omitempty"`
 	// InputSeq is the raw stream's sequence of the input that produced
 	// Outcome. It is kept in the store but is not part of the API answer:
 	// it tells a redelivery of that input, whose outcome may not have gone
 	// out, from a new output for an answered attempt.
 	InputSeq uint64 `json:"-"`
+	// OutcomeMsgID is the Nats-Msg-Id Outcome was published with (kept in
+	// the store, not in the API answer).
+	OutcomeMsgID string `json:"-"`
 }
 
 // OutcomeFor is the outcome a recorded status stands for.

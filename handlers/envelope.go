@@ -42,13 +42,16 @@ type Meta struct {
 	SessionID *string
 	SchemaID  string
 	Refusal   bool
+	// ReplayOf is the dead letter this output replays (its sequence in the
+	// dead-letter stream), 0 for an ordinary output.
+	ReplayOf uint64
 }
 
 // contractHeaders may not carry two different values: the message would be
 // ambiguous about its own run, agent or attempt.
 var contractHeaders = []string{
 	contract.HeaderRunID, contract.HeaderAgentID, contract.HeaderAttempt,
-	contract.HeaderSessionID, contract.HeaderSchemaID, contract.HeaderOutputKind,
+	contract.HeaderSessionID, contract.HeaderSchemaID, contract.HeaderOutputKind, contract.HeaderReplayOf,
 }
 
 // ParseMeta checks the envelope's subject and headers (section 2). A
@@ -98,6 +101,13 @@ func ParseMeta(e Envelope) (m Meta, reason string) {
 			return m, fmt.Sprintf("Attempt header %q is not a positive integer", a[0])
 		}
 		m.Attempt = n
+	}
+	if r, ok := e.Headers[contract.HeaderReplayOf]; ok && len(r) > 0 {
+		n, err := strconv.ParseUint(strings.TrimSpace(r[0]), 10, 64)
+		if err != nil || n == 0 {
+			return m, fmt.Sprintf("Replay-Of header %q is not a dead-letter sequence", r[0])
+		}
+		m.ReplayOf = n
 	}
 	return m, ""
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -136,17 +137,27 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 		// before the ack. Publish the recorded outcome again; its
 		// Nats-Msg-Id keeps JetStream from storing a second copy.
 		o := contract.OutcomeFor(st.Status)
+		id := st.OutcomeMsgID
+		if id == "" {
+			id = contract.MsgID(st.RunID, st.Attempts, o)
+		}
 		return Decision{
 			Outcome: o, RunID: st.RunID, AgentID: st.AgentID, Attempt: st.Attempts,
-			Subject: subjects.Outcome(o, st.AgentID), MsgID: contract.MsgID(st.RunID, st.Attempts, o),
-			Payload: st.Outcome, Republish: true,
+			Subject: subjects.Outcome(o, st.AgentID), MsgID: id, Payload: st.Outcome, Republish: true,
 		}
 	}
 	attempt := m.Attempt
 	if attempt == 0 {
 		attempt = contract.NextAttempt(st)
 	}
-	if st != nil && attempt <= st.Attempts {
+	switch {
+	case m.ReplayOf != 0:
+		// A replayed dead letter reopens the run for its attempt, once per
+		// dead letter, and never a run that ended well.
+		if st != nil && (slices.Contains(st.Replays, m.ReplayOf) || st.Status == contract.RunCompleted || st.Status == contract.RunRefused) {
+			return Decision{RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt}
+		}
+	case st != nil && attempt <= st.Attempts:
 		// This (run, attempt) already has an outcome: the recorded one
 		// stays the answer.
 		return Decision{RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt}
@@ -180,7 +191,7 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 	if hasBP {
 		maxAttempts = bp.MaxAttempts()
 	}
-	if st != nil && st.Status.Finished() {
+	if st != nil && st.Status.Finished() && m.ReplayOf == 0 {
 		return g.deadLetter(env, m, attempt, contract.ErrRunAlreadyCompleted,
 			fmt.Sprintf("run %q already ended %s at attempt %d", m.RunID, st.Status, st.Attempts), nil, st, now)
 	}
@@ -194,7 +205,7 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 			EventType: contract.EventRefusal, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
 			Attempt: attempt, Refusal: text, Timestamp: now,
 		}
-		return g.publish(env, contract.OutcomeRefused, m, attempt, "", ev, st, now)
+		return g.publish(env, contract.OutcomeRefused, m, attempt, schemaID(schema), ev, st, now)
 	}
 
 	if schema == nil {
@@ -271,11 +282,22 @@ func refusal(m Meta, payload []byte) (string, bool) {
 func (g *Gate) publish(env Envelope, o contract.Outcome, m Meta, attempt int, schemaID string, ev any, st *contract.RunState, now time.Time) Decision {
 	d := Decision{
 		Outcome: o, RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt, SchemaID: schemaID,
-		Subject: subjects.Outcome(o, m.AgentID), MsgID: contract.MsgID(m.RunID, attempt, o),
+		Subject: subjects.Outcome(o, m.AgentID), MsgID: msgID(m, attempt, o),
 		Payload: encode(ev),
 	}
-	d.State = nextState(st, m, attempt, o, d.Payload, env.Seq, now)
+	d.State = nextState(st, m, attempt, o, d, env.Seq, now)
 	return d
+}
+
+// msgID is the outcome's Nats-Msg-Id: <run>.<attempt>.<outcome>, with the
+// replayed dead letter appended for a replay, whose outcome for the same
+// attempt must not be taken for a duplicate of the first.
+func msgID(m Meta, attempt int, o contract.Outcome) string {
+	id := contract.MsgID(m.RunID, attempt, o)
+	if m.ReplayOf != 0 {
+		id += ".replay-" + strconv.FormatUint(m.ReplayOf, 10)
+	}
+	return id
 }
 
 func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorType, msg string,
@@ -303,7 +325,7 @@ func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorTyp
 		// redelivery still de-duplicates.
 		d.MsgID = "seq-" + strconv.FormatUint(env.Seq, 10) + "." + string(contract.OutcomeDLQ)
 	} else {
-		d.MsgID = contract.MsgID(m.RunID, attempt, contract.OutcomeDLQ)
+		d.MsgID = msgID(m, attempt, contract.OutcomeDLQ)
 	}
 	d.Payload = encode(ev)
 	if g.cfg.MaxMessage > 0 && len(d.Payload) > g.cfg.MaxMessage-1024 {
@@ -312,7 +334,7 @@ func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorTyp
 		d.Payload = encode(ev)
 	}
 	if !t.LeavesRunState() {
-		d.State = nextState(st, m, attempt, contract.OutcomeDLQ, d.Payload, env.Seq, now)
+		d.State = nextState(st, m, attempt, contract.OutcomeDLQ, d, env.Seq, now)
 	}
 	return d
 }
@@ -345,16 +367,20 @@ func keepRaw(env Envelope) contract.RawMessage {
 	return r
 }
 
-func nextState(st *contract.RunState, m Meta, attempt int, o contract.Outcome, payload []byte, seq uint64, now time.Time) *contract.RunState {
+func nextState(st *contract.RunState, m Meta, attempt int, o contract.Outcome, d Decision, seq uint64, now time.Time) *contract.RunState {
 	next := contract.RunState{RunID: m.RunID, AgentID: m.AgentID}
 	if st != nil {
 		next = *st
 	}
 	next.Status = contract.StatusFor(o)
 	next.Attempts = max(next.Attempts, attempt)
-	next.Outcome = payload
+	next.Outcome = d.Payload
+	next.OutcomeMsgID = d.MsgID
 	next.UpdatedAt = now
 	next.InputSeq = seq
+	if m.ReplayOf != 0 {
+		next.Replays = append(slices.Clone(next.Replays), m.ReplayOf)
+	}
 	return &next
 }
 
@@ -369,6 +395,13 @@ func encode(v any) []byte {
 		panic(fmt.Sprintf("handlers: encoding outcome: %v", err))
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+func schemaID(s *schemas.Schema) string {
+	if s == nil {
+		return ""
+	}
+	return s.ID
 }
 
 func plural(n int, one, many string) string {

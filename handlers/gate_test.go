@@ -185,3 +185,51 @@ func TestGate_redeliveryRepublishesTheRecordedOutcome(t *testing.T) {
 		t.Errorf("next attempt = %+v", d)
 	}
 }
+
+// A replayed dead letter reopens its run once: processed against the
+// registry as it is now, recorded, and never twice.
+func TestGate_replayReopensTheRunOnce(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, 0, 0)
+	failed := &contract.RunState{RunID: "r", AgentID: "pr-reviewer", Status: contract.RunFailed, Attempts: 2}
+
+	replay := env("agent.output.raw.pr-reviewer", goodReview, "Run-Id", "r", "Attempt", "2", "Replay-Of", "41")
+	replay.Seq = 100
+	d := g.Decide(replay, failed)
+	if d.Outcome != contract.OutcomeValid || d.Attempt != 2 || d.MsgID != "r.2.valid.replay-41" {
+		t.Fatalf("replay = %q attempt %d id %q: %s", d.Outcome, d.Attempt, d.MsgID, d.Payload)
+	}
+	if d.State == nil || d.State.Status != contract.RunCompleted || len(d.State.Replays) != 1 || d.State.Replays[0] != 41 {
+		t.Fatalf("state = %+v", d.State)
+	}
+
+	// The same dead letter replayed again (a new publish): nothing new.
+	again := replay
+	again.Seq = 101
+	if d2 := g.Decide(again, d.State); d2.Outcome != "" {
+		t.Errorf("second replay published %s", d2.Outcome)
+	}
+	// A replay of a run that is still failed but was replayed before for
+	// another dead letter is processed; one that ended well is not.
+	other := env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r", "Attempt", "2", "Replay-Of", "42")
+	other.Seq = 102
+	if d3 := g.Decide(other, d.State); d3.Outcome != "" {
+		t.Errorf("replay into a completed run published %s", d3.Outcome)
+	}
+	stillFailed := *failed
+	stillFailed.Replays = []uint64{41}
+	d4 := g.Decide(other, &stillFailed)
+	if d4.Outcome != contract.OutcomeDLQ || d4.ErrorType != contract.ErrOutputSchemaValidationFailed || d4.MsgID != "r.2.dlq.replay-42" ||
+		len(d4.State.Replays) != 2 {
+		t.Errorf("replay still invalid = %q %q %q %+v", d4.Outcome, d4.ErrorType, d4.MsgID, d4.State)
+	}
+	// Without Replay-Of the finished run stays finished.
+	plain := env("agent.output.raw.pr-reviewer", goodReview, "Run-Id", "r", "Attempt", "3")
+	if d5 := g.Decide(plain, failed); d5.ErrorType != contract.ErrRunAlreadyCompleted {
+		t.Errorf("plain new attempt on a failed run = %q", d5.ErrorType)
+	}
+	bad := env("agent.output.raw.pr-reviewer", goodReview, "Run-Id", "r", "Replay-Of", "x")
+	if d6 := g.Decide(bad, failed); d6.ErrorType != contract.ErrInvalidEnvelope {
+		t.Errorf("bad Replay-Of = %q", d6.ErrorType)
+	}
+}

@@ -40,7 +40,7 @@ func (s *Store) Get(ctx context.Context, runID string) (*contract.RunState, uint
 	if err := json.Unmarshal(e.Value(), &rec); err != nil {
 		return nil, 0, fmt.Errorf("runstate: decoding %q: %w", runID, err)
 	}
-	rec.RunState.InputSeq = rec.InputSeq
+	rec.RunState.InputSeq, rec.RunState.OutcomeMsgID = rec.InputSeq, rec.OutcomeMsgID
 	return &rec.RunState, e.Revision(), nil
 }
 
@@ -51,7 +51,7 @@ func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	err := enc.Encode(record{RunState: *st, InputSeq: st.InputSeq})
+	err := enc.Encode(record{RunState: *st, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID})
 	b := buf.Bytes()
 	if err != nil {
 		return fmt.Errorf("runstate: encoding %q: %w", st.RunID, err)
@@ -78,7 +78,8 @@ func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64)
 // the gateway needs.
 type record struct {
 	contract.RunState
-	InputSeq uint64 `json:"input_seq,omitempty"`
+	InputSeq     uint64 `json:"input_seq,omitempty"`
+	OutcomeMsgID string `json:"outcome_msg_id,omitempty"`
 }
 
 var plainKey = regexp.MustCompile(`^[-_=A-Za-z0-9]+(\.[-_=A-Za-z0-9]+)*$`)

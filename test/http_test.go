@@ -57,9 +57,8 @@ func TestGateway_httpAPI(t *testing.T) {
 	b.awaitOutcomes("m-1", 1)
 	metrics := getText(t, g, "/metrics", http.StatusOK)
 	for _, want := range []string{
-		`agentgate_outcomes_total{agent="pr-reviewer",outcome="valid"} 1`,
-		`agentgate_outcomes_total{agent="pr-reviewer",outcome="retry"} 1`,
-		`agentgate_violations_total{agent="pr-reviewer",keyword="enum"} 1`,
+		`agentgate_outcomes_total{agent="pr-reviewer",outcome="valid",schema="https://agentgate.dev/schemas/pr-review/1.0.0"} 1`,
+		`agentgate_outcomes_total{agent="pr-reviewer",outcome="retry",schema="https://agentgate.dev/schemas/pr-review/1.0.0"} 1`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)

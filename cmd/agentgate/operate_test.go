@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/router"
+)
+
+// startGateway runs a gateway on srv until stop is called.
+func startGateway(t *testing.T, srv *server.Server, mutate func(*gateway.Config)) (stop func()) {
+	t.Helper()
+	cfg := gateway.Config{ConfigDir: examples, NATSURL: srv.ClientURL(), HTTPAddr: "127.0.0.1:0",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	g, err := gateway.New(ctx, cfg)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			cancel()
+			<-done
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// eventually runs the CLI until its output matches, bounded.
+func eventually(t *testing.T, want *regexp.Regexp, args ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out, _ := run(t, "", args...)
+		if want.MatchString(out) {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("agentgate %s never printed %s; last output:\n%s", strings.Join(args, " "), want, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// An operator's day: an output is dead-lettered because a limit was too
+// low; the gateway is fixed and restarted; the dead letter is replayed
+// into its run, once, and the run completes.
+func TestOperator_dlqReplayAfterAFix(t *testing.T) {
+	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	url := srv.ClientURL()
+	review := `{"summary":"A long enough review to go over the limit","approval":"approve","comments":[]}`
+
+	stop := startGateway(t, srv, func(c *gateway.Config) { c.MaxPayload = 40 })
+	out, code := run(t, review, "publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", "big")
+	if code != 1 || !strings.Contains(out, "payload_too_large") {
+		t.Fatalf("publish: exit %d: %s", code, out)
+	}
+	list, code := run(t, "", "dlq", "list", "--nats-url", url, "--agent", "pr-reviewer")
+	if code != 0 || !regexp.MustCompile(`\d+  \S+  dlq\s+pr-reviewer\s+big\s+#1  payload_too_large`).MatchString(list) {
+		t.Fatalf("dlq list: exit %d:\n%s", code, list)
+	}
+	show, code := run(t, "", "dlq", "show", "--nats-url", url, "big")
+	if code != 0 || !strings.Contains(show, `"type": "payload_too_large"`) || !strings.Contains(show, "A long enough review") {
+		t.Fatalf("dlq show: exit %d:\n%s", code, show)
+	}
+	stop()
+
+	// The fix: the default limit.
+	startGateway(t, srv, nil)
+	out, code = run(t, "", "dlq", "replay", "--nats-url", url, "--run", "big")
+	if code != 0 || !strings.Contains(out, "into run big") {
+		t.Fatalf("replay: exit %d: %s", code, out)
+	}
+	state := eventually(t, regexp.MustCompile(`"status": "completed"`), "runs", "show", "--nats-url", url, "big")
+	if !regexp.MustCompile(`"replays": \[\s+\d+\s+\]`).MatchString(state) || !strings.Contains(state, "2 outcome(s)") {
+		t.Errorf("runs show after replay:\n%s", state)
+	}
+
+	// Replaying again does nothing: the CLI skips the completed run...
+	out, _ = run(t, "", "dlq", "replay", "--nats-url", url, "--run", "big")
+	if strings.Contains(out, "replayed dead letter") {
+		t.Errorf("second replay: %s", out)
+	}
+	// ... and tail shows the one valid result.
+	tail, code := run(t, "", "tail", "valid", "--nats-url", url, "--from-start", "--count", "1", "--agent", "pr-reviewer")
+	if code != 0 || !regexp.MustCompile(`valid\s+pr-reviewer\s+big\s+#1  0 normalization`).MatchString(tail) {
+		t.Errorf("tail: exit %d: %s", code, tail)
+	}
+	if _, code := run(t, "", "dlq", "replay", "--nats-url", url); code != 2 {
+		t.Errorf("replay with neither --run nor --all: exit %d, want 2", code)
+	}
+	if _, code := run(t, "", "runs", "show", "--nats-url", url, "no-such-run"); code != 1 {
+		t.Errorf("runs show of an unknown run: exit %d, want 1", code)
+	}
+}
