@@ -138,9 +138,25 @@ func (h *Handler) Handle(msg *message.Message) error {
 // decide reads the run's state, decides, and records the new state. When
 // another replica changed the state in between, it decides again on the
 // fresh state (which may then say the attempt is already answered).
+//
+// A first attempt is decided optimistically as the start of a new run,
+// saving the read: creating the run's entry fails if the run exists after
+// all, and then the state is read and the output decided again.
 func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
 	runID := env.Header(contract.HeaderRunID)
 	keyed := strings.TrimSpace(runID) != "" && len(runID) <= MaxRunIDLen
+	if keyed && firstAttempt(env) {
+		d := h.cfg.Gate.Decide(env, nil)
+		if d.State != nil {
+			err := h.cfg.Store.Put(ctx, d.State, 0)
+			if err == nil {
+				return d, nil
+			}
+			if !errors.Is(err, ErrStateConflict) {
+				return Decision{}, fmt.Errorf("recording run %q: %w", d.RunID, err)
+			}
+		}
+	}
 	for range maxConflicts {
 		var st *contract.RunState
 		var rev uint64
@@ -163,6 +179,16 @@ func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
 		}
 	}
 	return Decision{}, fmt.Errorf("recording run %q: %w %d times", runID, ErrStateConflict, maxConflicts)
+}
+
+// firstAttempt reports whether env claims, or may be, a run's first
+// attempt, and is no replay.
+func firstAttempt(env Envelope) bool {
+	if _, replay := env.Headers[contract.HeaderReplayOf]; replay {
+		return false
+	}
+	a, ok := env.Headers[contract.HeaderAttempt]
+	return !ok || len(a) == 1 && strings.TrimSpace(a[0]) == "1"
 }
 
 func (h *Handler) publish(d Decision) error {

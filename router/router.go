@@ -86,6 +86,9 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// pullBatch is how many messages each subscription pulls at a time.
+const pullBatch = 2
+
 // Router runs the raw-output handler on the gateway's durable consumer.
 type Router struct {
 	cfg       Config
@@ -133,6 +136,15 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		// store outage is not a busy loop.
 		NakDelay:    wmjs.NewStaticDelay(time.Second),
 		Unmarshaler: Unmarshaler{},
+		// The handler records and publishes before it returns, and a
+		// redelivered input republishes its recorded outcome under the same
+		// Nats-Msg-Id: a lost ack costs a redelivery, never an outcome, so
+		// the ack need not wait for the server's confirmation.
+		AckAsync: true,
+		// Every subscription handles one message at a time: a small pull
+		// batch each keeps the messages spread over the workers instead of
+		// queued behind one busy subscription.
+		ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
 		ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
 			c, err := js.CreateOrUpdateConsumer(ctx, subjects.StreamRaw, consumerCfg)
 			if err != nil {

@@ -36,6 +36,7 @@ import (
 	"maps"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -47,6 +48,9 @@ import (
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/schemas"
 )
+
+// cpuProfile names the file of the agentgate phase's CPU profile, if any.
+var cpuProfile string
 
 // report is everything the bench prints.
 type report struct {
@@ -66,6 +70,7 @@ func main() {
 		window    = flag.Int("window", 256, "most async publishes awaiting their ack")
 		timeout   = flag.Duration("timeout", 5*time.Minute, "bound on each phase's wait for acks and outcomes")
 	)
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the agentgate phase (whole process) to this file")
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), `agentgate-bench: measure agentgate against the bare bus and a minimal relay.
 
@@ -147,7 +152,20 @@ func run(ctx context.Context, n int, configDir string, seed uint64, window int, 
 		return nil, fmt.Errorf("relay: %w", err)
 	}
 	progress("agentgate")
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+	}
 	ag, err := b.runGateway(ctx, configDir)
+	if cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("agentgate: %w", err)
 	}
