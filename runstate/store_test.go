@@ -7,12 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
-	"github.com/agentgate/agentgate/router"
+	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/subjects"
 )
@@ -36,17 +33,7 @@ func TestKey(t *testing.T) {
 
 func newStore(t *testing.T) *runstate.Store {
 	t.Helper()
-	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, _ := jetstream.New(nc)
+	_, js := natstest.Connect(t, natstest.Server(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	kv, err := subjects.Ensure(ctx, js, subjects.StreamsConfig{})

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -14,8 +12,6 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
-	"github.com/agentgate/agentgate/router"
-	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/schemas"
 	"github.com/agentgate/agentgate/subjects"
 )
@@ -161,34 +157,11 @@ func TestGateway_failureBetweenRecordAndPublish(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := startBus(t)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			kv, err := subjects.Ensure(ctx, b.js, subjects.StreamsConfig{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			reg, err := schemas.Load(examplesDir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			gate, err := handlers.NewGate(handlers.GateConfig{Registry: reg})
-			if err != nil {
-				t.Fatal(err)
-			}
-			store := tt.store(runstate.New(kv))
-			r, err := router.New(ctx, router.Config{
-				URL:    b.srv.ClientURL(),
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-				Handler: func(pub message.Publisher) (*handlers.Handler, error) {
-					return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Publisher: tt.pub(pub)})
-				},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- r.Run(ctx) }()
-			t.Cleanup(func() { _ = r.Close(); <-done })
+			b.startRouter(reg, tt.store, tt.pub)
 
 			b.publish(raw{agent: "pr-reviewer", run: "crash-valid", payload: validReview})
 			b.publish(raw{agent: "pr-reviewer", run: "crash-retry", payload: badReview})

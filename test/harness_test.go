@@ -17,8 +17,12 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/ThreeDotsLabs/watermill/message"
+
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/subjects"
@@ -42,20 +46,8 @@ type bus struct {
 // port, stopped when the test ends.
 func startBus(t *testing.T) *bus {
 	t.Helper()
-	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("starting NATS: %v", err)
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	nc, err := nats.Connect(srv.ClientURL())
-	if err != nil {
-		t.Fatalf("connecting: %v", err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := natstest.Server(t)
+	nc, js := natstest.Connect(t, srv)
 	return &bus{t: t, srv: srv, nc: nc, js: js, read: map[string][]outcome{}}
 }
 
@@ -68,6 +60,45 @@ func (b *bus) ensureStreams() {
 	if _, err := subjects.Ensure(ctx, b.js, subjects.StreamsConfig{}); err != nil {
 		b.t.Fatal(err)
 	}
+}
+
+// startRouter runs the gateway's router on b without the rest of the
+// gateway, so that a test can put faults between the handler and the bus:
+// wrapStore and wrapPub (either may be nil) wrap the real run-state store
+// and outcome publisher.
+func (b *bus) startRouter(reg handlers.Registry, wrapStore func(handlers.RunStore) handlers.RunStore,
+	wrapPub func(message.Publisher) message.Publisher) {
+	b.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	b.t.Cleanup(cancel)
+	kv, err := subjects.Ensure(ctx, b.js, subjects.StreamsConfig{})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	gate, err := handlers.NewGate(handlers.GateConfig{Registry: reg})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	var store handlers.RunStore = runstate.New(kv)
+	if wrapStore != nil {
+		store = wrapStore(store)
+	}
+	r, err := router.New(ctx, router.Config{
+		URL:    b.srv.ClientURL(),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
+			if wrapPub != nil {
+				pub = wrapPub(pub)
+			}
+			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Publisher: pub})
+		},
+	})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	b.t.Cleanup(func() { _ = r.Close(); <-done })
 }
 
 // runningGateway is a gateway running in the background of a test.

@@ -1,17 +1,7 @@
 package test
 
 import (
-	"context"
-	"io"
-	"log/slog"
-
-	"github.com/ThreeDotsLabs/watermill/message"
-
-	"github.com/agentgate/agentgate/handlers"
-	"github.com/agentgate/agentgate/router"
-	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/schemas"
-	"github.com/agentgate/agentgate/subjects"
 	"strings"
 	"testing"
 	"time"
@@ -149,29 +139,7 @@ func (panickyRegistry) Schema(string) (*schemas.Schema, bool)       { panic("inj
 func TestGateway_panicIsDeadLettered(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	kv, err := subjects.Ensure(ctx, b.js, subjects.StreamsConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gate, err := handlers.NewGate(handlers.GateConfig{Registry: panickyRegistry{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := router.New(ctx, router.Config{
-		URL:    b.srv.ClientURL(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
-			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: runstate.New(kv), Publisher: pub})
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	t.Cleanup(func() { _ = r.Close(); <-done })
+	b.startRouter(panickyRegistry{}, nil, nil)
 
 	b.publish(raw{agent: "pr-reviewer", run: "boom", payload: validReview})
 	o := b.awaitOutcomes("boom", 1)[0]

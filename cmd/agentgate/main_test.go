@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/gateway"
-	"github.com/agentgate/agentgate/router"
+	"github.com/agentgate/agentgate/internal/natstest"
 )
 
 const examples = "../../examples"
@@ -91,11 +91,7 @@ func TestFlagsFromEnvironment(t *testing.T) {
 }
 
 func TestPublish_printsTheOutcome(t *testing.T) {
-	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	srv := natstest.Server(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	g, err := gateway.New(ctx, gateway.Config{ConfigDir: examples, NATSURL: srv.ClientURL(), HTTPAddr: "127.0.0.1:0",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/agentgate/agentgate/gateway"
-	"github.com/agentgate/agentgate/router"
+	"github.com/agentgate/agentgate/internal/natstest"
 )
 
 // startGateway runs a gateway on srv until stop is called.
@@ -63,11 +63,7 @@ func eventually(t *testing.T, want *regexp.Regexp, args ...string) string {
 // low; the gateway is fixed and restarted; the dead letter is replayed
 // into its run, once, and the run completes.
 func TestOperator_dlqReplayAfterAFix(t *testing.T) {
-	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	srv := natstest.Server(t)
 	url := srv.ClientURL()
 	review := `{"summary":"A long enough review to go over the limit","approval":"approve","comments":[]}`
 
