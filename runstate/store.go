@@ -3,17 +3,15 @@ package runstate
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/subjects"
 )
 
 // Store is a handlers.RunStore on a key-value bucket.
@@ -29,7 +27,7 @@ func New(kv jetstream.KeyValue) *Store { return &Store{kv: kv} }
 // Get returns the run's state and its revision, or nil and 0 when the run
 // is unknown.
 func (s *Store) Get(ctx context.Context, runID string) (*contract.RunState, uint64, error) {
-	e, err := s.kv.Get(ctx, Key(runID))
+	e, err := s.kv.Get(ctx, subjects.RunKey(runID))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, nil
 	}
@@ -56,7 +54,7 @@ func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64)
 	if err != nil {
 		return fmt.Errorf("runstate: encoding %q: %w", st.RunID, err)
 	}
-	key := Key(st.RunID)
+	key := subjects.RunKey(st.RunID)
 	if revision == 0 {
 		_, err = s.kv.Create(ctx, key, b)
 		if errors.Is(err, jetstream.ErrKeyExists) {
@@ -80,19 +78,4 @@ type record struct {
 	contract.RunState
 	InputSeq     uint64 `json:"input_seq,omitempty"`
 	OutcomeMsgID string `json:"outcome_msg_id,omitempty"`
-}
-
-var plainKey = regexp.MustCompile(`^[-_=A-Za-z0-9]+(\.[-_=A-Za-z0-9]+)*$`)
-
-// encodedPrefix marks a key that holds a base64url-encoded run id.
-const encodedPrefix = "b64_"
-
-// Key is the bucket key of a run: the run id itself when it is a valid key,
-// otherwise its base64url encoding behind a prefix (which ids that happen
-// to start with the prefix also get, so no two runs share a key).
-func Key(runID string) string {
-	if plainKey.MatchString(runID) && !strings.HasPrefix(runID, encodedPrefix) {
-		return runID
-	}
-	return encodedPrefix + base64.RawURLEncoding.EncodeToString([]byte(runID))
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/agentgate/agentgate/subjects"
 )
 
-func TestKey(t *testing.T) {
+func TestRunKey(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ given, want string }{
 		{"run-1", "run-1"},
@@ -25,8 +25,8 @@ func TestKey(t *testing.T) {
 		{"ünï", "b64_w7xuw68"},
 	}
 	for _, tt := range tests {
-		if got := runstate.Key(tt.given); got != tt.want {
-			t.Errorf("Key(%q) = %q, want %q", tt.given, got, tt.want)
+		if got := subjects.RunKey(tt.given); got != tt.want {
+			t.Errorf("RunKey(%q) = %q, want %q", tt.given, got, tt.want)
 		}
 	}
 }

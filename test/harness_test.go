@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -104,58 +103,16 @@ func (b *bus) startRouter(reg handlers.Registry, wrapStore func(handlers.RunStor
 // runningGateway is a gateway running in the background of a test.
 type runningGateway struct {
 	*gateway.Gateway
-	t        *testing.T
-	cancel   context.CancelFunc
-	done     chan error
-	stopOnce sync.Once
+	// stop shuts it down gracefully and waits for it (bounded); safe to
+	// call twice.
+	stop func()
 }
 
 // startGateway runs a gateway on b until the test ends or stop is called.
 func startGateway(t *testing.T, b *bus, mutate ...func(*gateway.Config)) *runningGateway {
 	t.Helper()
-	cfg := gateway.Config{
-		ConfigDir: examplesDir,
-		NATSURL:   b.srv.ClientURL(),
-		HTTPAddr:  "127.0.0.1:0",
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	g, err := gateway.New(ctx, cfg)
-	if err != nil {
-		cancel()
-		t.Fatalf("starting gateway: %v", err)
-	}
-	rg := &runningGateway{Gateway: g, t: t, cancel: cancel, done: make(chan error, 1)}
-	go func() { rg.done <- g.Run(ctx) }()
-	t.Cleanup(rg.stop)
-	waitFor(t, 10*time.Second, "gateway healthy", func() bool {
-		resp, err := http.Get("http://" + g.HTTPAddr() + "/healthz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
-	return rg
-}
-
-// stop shuts the gateway down gracefully and waits for it (bounded). Safe
-// to call twice.
-func (g *runningGateway) stop() {
-	g.stopOnce.Do(func() {
-		g.cancel()
-		select {
-		case err := <-g.done:
-			if err != nil {
-				g.t.Errorf("gateway stopped with %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			g.t.Errorf("gateway did not stop within 30s")
-		}
-	})
+	g, stop := natstest.Gateway(t, b.srv, examplesDir, mutate...)
+	return &runningGateway{Gateway: g, stop: stop}
 }
 
 // raw is one raw output to publish.

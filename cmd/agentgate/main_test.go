@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/internal/natstest"
 )
 
@@ -92,15 +89,7 @@ func TestFlagsFromEnvironment(t *testing.T) {
 
 func TestPublish_printsTheOutcome(t *testing.T) {
 	srv := natstest.Server(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	g, err := gateway.New(ctx, gateway.Config{ConfigDir: examples, NATSURL: srv.ClientURL(), HTTPAddr: "127.0.0.1:0",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- g.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	natstest.Gateway(t, srv, examples)
 
 	url := srv.ClientURL()
 	out, code := run(t, `{"summary":"ok","approval":"approve","comments":[]}`,

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,28 +15,11 @@ import (
 // startGateway runs a gateway on srv until stop is called.
 func startGateway(t *testing.T, srv *server.Server, mutate func(*gateway.Config)) (stop func()) {
 	t.Helper()
-	cfg := gateway.Config{ConfigDir: examples, NATSURL: srv.ClientURL(), HTTPAddr: "127.0.0.1:0",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	var ms []func(*gateway.Config)
 	if mutate != nil {
-		mutate(&cfg)
+		ms = append(ms, mutate)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	g, err := gateway.New(ctx, cfg)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- g.Run(ctx) }()
-	stopped := false
-	stop = func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			<-done
-		}
-	}
-	t.Cleanup(stop)
+	_, stop = natstest.Gateway(t, srv, examples, ms...)
 	return stop
 }
 

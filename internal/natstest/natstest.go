@@ -1,15 +1,22 @@
 // Package natstest starts what agentgate's tests run against: a real NATS
 // server with JetStream on a free loopback port, its files in the test's
-// temporary directory, stopped when the test ends. It is for tests only.
+// temporary directory, and a gateway on it, all stopped when the test ends.
+// It is for tests only.
 package natstest
 
 import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/router"
 )
 
@@ -37,4 +44,60 @@ func Connect(t testing.TB, srv *server.Server) (*nats.Conn, jetstream.JetStream)
 		t.Fatal(err)
 	}
 	return nc, js
+}
+
+// Gateway runs a gateway on srv with the configuration in configDir (the
+// bundled examples, seen from the test's package), its HTTP API on a free
+// loopback port and its logs discarded, and waits until /healthz answers.
+// mutate adjusts the configuration first. stop shuts it down gracefully and
+// fails t if that fails or takes over 30 s; it runs at the end of t too and
+// is safe to call twice.
+func Gateway(t testing.TB, srv *server.Server, configDir string, mutate ...func(*gateway.Config)) (g *gateway.Gateway, stop func()) {
+	t.Helper()
+	cfg := gateway.Config{
+		ConfigDir: configDir, NATSURL: srv.ClientURL(), HTTPAddr: "127.0.0.1:0",
+		Logger: slog.New(slog.DiscardHandler),
+	}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	g, err := gateway.New(ctx, cfg)
+	if err != nil {
+		cancel()
+		t.Fatalf("starting gateway: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- g.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("gateway stopped with %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Errorf("gateway did not stop within 30s")
+			}
+		})
+	}
+	t.Cleanup(stop)
+
+	deadline := time.Now().Add(10 * time.Second)
+	client := &http.Client{Timeout: time.Second}
+	for {
+		resp, err := client.Get("http://" + g.HTTPAddr() + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return g, stop
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gateway not healthy after 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

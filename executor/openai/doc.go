@@ -1,0 +1,9 @@
+// Package openai is an executor.Model for any server that speaks the
+// OpenAI chat-completions HTTP API (POST {base}/chat/completions): OpenAI
+// itself, and the compatible servers of other vendors and of local model
+// runners (Ollama, vLLM, llama.cpp, LM Studio, ...).
+//
+// It owns the request and answer shapes of that API and nothing else: it
+// knows no NATS and nothing of agentgate's contract beyond executor.Message
+// and executor.ModelRefusal.
+package openai
