@@ -286,8 +286,12 @@ func (l *loader) schemaOf(raw json.RawMessage, inlineID, source string) (*Schema
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
 		}
+		if errs := checkAliases(doc); len(errs) > 0 {
+			delete(l.reg.schemas, inlineID)
+			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, joinErrors(errs))
+		}
 		s.compiled.ResolveUnresolvedReferences()
-		if err := unresolved(s); err != nil {
+		if err := l.unresolved(s); err != nil {
 			delete(l.reg.schemas, inlineID)
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
 		}
@@ -337,3 +341,24 @@ func jsonKind(t reflect.Type) string {
 	}
 	return t.String()
 }
+
+// joinErrors joins errs on one line, "; "-separated, keeping them all for
+// errors.Is.
+func joinErrors(errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return &joined{errs}
+}
+
+type joined struct{ errs []error }
+
+func (j *joined) Error() string {
+	msgs := make([]string, len(j.errs))
+	for i, err := range j.errs {
+		msgs[i] = err.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (j *joined) Unwrap() []error { return j.errs }

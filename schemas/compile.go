@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kaptinlin/jsonschema"
+
 	"github.com/agentgate/agentgate/contract"
 )
 
@@ -52,6 +54,12 @@ func (l *loader) schemaFile(p string) *Schema {
 		l.fail(file, err)
 		return nil
 	}
+	if errs := checkAliases(doc); len(errs) > 0 {
+		for _, err := range errs {
+			l.fail(file, err)
+		}
+		return nil
+	}
 	s.Version = version
 	return s
 }
@@ -60,36 +68,15 @@ func (l *loader) schemaFile(p string) *Schema {
 // registers it. raw is doc's text; for an inline schema, doc has no $id and
 // id is the inline id.
 func (l *loader) compile(raw []byte, doc map[string]any, id, source string) (*Schema, error) {
-	draft, err := schemaDraft(doc)
-	if err != nil {
-		return nil, err
-	}
 	c := l.reg.compiler
-	res, err := c.ValidateSchema(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMetaSchema, err)
-	}
-	if !res.IsValid() {
-		vs := violations(res, any(doc))
-		msgs := make([]string, 0, maxMetaViolations)
-		for i, v := range vs {
-			if i == maxMetaViolations {
-				msgs = append(msgs, fmt.Sprintf("and %d more", len(vs)-i))
-				break
-			}
-			msgs = append(msgs, v.Path+": "+v.Message)
-		}
-		return nil, fmt.Errorf("%w (%s): %s", ErrMetaSchema, draft, strings.Join(msgs, "; "))
-	}
 	if _, err := c.Schema(id); err == nil {
 		// kaptinlin would silently return the schema it already holds under
 		// this $id (compiler.go, Compile), whatever the new body says.
 		return nil, fmt.Errorf("%w: %q is already registered", ErrDuplicateID, id)
 	}
-	registerUnknownFormats(c, doc)
-	compiled, err := c.Compile(raw, id)
+	compiled, draft, err := compileDoc(c, raw, doc, id)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCompile, err)
+		return nil, err
 	}
 	s := &Schema{
 		ID:       id,
@@ -103,6 +90,57 @@ func (l *loader) compile(raw []byte, doc map[string]any, id, source string) (*Sc
 	s.Description, _ = doc["description"].(string)
 	l.reg.schemas[id] = s
 	return s, nil
+}
+
+// compileDoc is the compile path every schema takes, whether a schema
+// file, an inline blueprint schema or a test of the JSON Schema test suite:
+// the draft check, the meta-schema check, the registration of unknown
+// formats, the corrections of kaptinlin's defects (see correct), then
+// kaptinlin's Compile under id ("": the document's own $id,
+// if any). doc is raw decoded: an object, or a boolean for the test suite.
+// References to other documents are not checked here: the caller checks
+// UnresolvedReferenceURIs once every document is compiled.
+func compileDoc(c *jsonschema.Compiler, raw []byte, doc any, id string) (*jsonschema.Schema, string, error) {
+	obj, _ := doc.(map[string]any)
+	draft, err := schemaDraft(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := c.ValidateSchema(raw)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", ErrMetaSchema, err)
+	}
+	if !res.IsValid() {
+		vs := violations(res, doc)
+		msgs := make([]string, 0, maxMetaViolations)
+		for i, v := range vs {
+			if i == maxMetaViolations {
+				msgs = append(msgs, fmt.Sprintf("and %d more", len(vs)-i))
+				break
+			}
+			msgs = append(msgs, v.Path+": "+v.Message)
+		}
+		return nil, "", fmt.Errorf("%w (%s): %s", ErrMetaSchema, draft, strings.Join(msgs, "; "))
+	}
+	registerUnknownFormats(c, doc)
+	fixed, err := correct(c, doc)
+	if err != nil {
+		return nil, "", err
+	}
+	if fixed != nil {
+		if raw, err = json.Marshal(fixed); err != nil {
+			return nil, "", fmt.Errorf("%w: %w", ErrCompile, err)
+		}
+	}
+	var ids []string
+	if id != "" {
+		ids = append(ids, id)
+	}
+	compiled, err := c.Compile(raw, ids...)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", ErrCompile, err)
+	}
+	return compiled, draft, nil
 }
 
 // decodeObject decodes a JSON object with encoding/json and UseNumber,
@@ -228,10 +266,14 @@ func schemaDraft(doc map[string]any) (string, error) {
 }
 
 // compactJSON renders v for an error message.
+// It leaves <, > and & as they are: messages are read by people and
+// models, not embedded in HTML.
 func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -9,13 +9,24 @@
 // whose last path segment is not a semantic version, a $schema other than
 // draft-07 or draft 2020-12, a duplicate $id, a document that fails its
 // meta-schema, an unresolved $ref, a blueprint with an unknown field or an
-// unknown output schema...) is reported with the file it came from, all of
-// them joined in the one error that [Load] returns. Nothing is ever fetched
-// over the network: $ref resolves only within the registry and the embedded
-// draft 2020-12 meta-schemas.
+// unknown output schema, an x-aliases entry that collides...) is reported
+// with the file it came from, each a [FileError], all of them joined in the
+// one error that [Load] returns. Nothing is ever fetched over the network:
+// $ref resolves only within the registry and the embedded draft 2020-12 and
+// draft-07 meta-schemas.
 //
 // Formats the specification defines are asserted; formats it does not
-// define are ignored, as the specification requires.
+// define are ignored, as the specification requires. "pattern" is
+// ECMA-262: a pattern Go's RE2 cannot run (lookahead, lookbehind,
+// backreferences) is matched by an ECMAScript engine within
+// PatternMatchTimeout. Where kaptinlin/jsonschema v0.9.8 is wrong and this
+// layer can correct it (unknown formats, several format validators, the
+// empty enum, the draft-07 meta-schema as a $ref target, ...), it does; the
+// code says where, and docs/schemas.md lists it with the figures of the
+// official test suite.
+//
+// [Lint] runs the checks of Load and adds warnings about likely mistakes;
+// package compat classifies the changes between two versions of a schema.
 //
 // A [Registry] is immutable once loaded and safe for concurrent use;
 // [Schema.Validate] may be called from many goroutines.

@@ -2,6 +2,20 @@ package schemas
 
 import "errors"
 
+// FileError is a problem found in one configuration file. Load's error
+// joins one FileError per problem; its message is the file's path, ": ",
+// and the reason, which wraps one of the sentinels below.
+type FileError struct {
+	File string // path of the file, as given to Load (or in the fs.FS of LoadFS)
+	Err  error
+}
+
+// Error returns "<file>: <reason>".
+func (e *FileError) Error() string { return e.File + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *FileError) Unwrap() error { return e.Err }
+
 var (
 	// ErrConfigDir is returned by Load when the configuration folder cannot
 	// be read, or holds neither a schemas/ nor an agents/ folder.
@@ -35,9 +49,26 @@ var (
 	// example an invalid regular expression).
 	ErrCompile = errors.New("schema does not compile")
 
+	// ErrUnsupportedPattern is returned for a schema with a regular
+	// expression the validator cannot run: a patternProperties name that
+	// Go's RE2 engine cannot compile (lookaround, backreferences). A
+	// "pattern" keyword may use any ECMA-262 feature.
+	ErrUnsupportedPattern = errors.New("unsupported pattern")
+
 	// ErrUnresolvedRef is returned for a schema with a $ref that resolves to
 	// nothing in the registry. Nothing is ever fetched over the network.
 	ErrUnresolvedRef = errors.New("unresolved $ref")
+
+	// ErrExternalRef is returned, with ErrUnresolvedRef, for a $ref to a
+	// document that is not in the registry (a URL no schema file declares
+	// as its $id). Nothing is ever fetched over the network.
+	ErrExternalRef = errors.New("$ref outside the registry")
+
+	// ErrBadAlias is returned for an "x-aliases" that the normalizer could
+	// not apply unambiguously: an entry that is the name of a property of
+	// the same object, the property's own name, an alias another property
+	// of the object also claims, or not a string.
+	ErrBadAlias = errors.New("invalid x-aliases")
 
 	// ErrUnknownSchema is returned for a blueprint whose output_schema names
 	// an $id that no schema file declares.

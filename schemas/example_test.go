@@ -78,3 +78,18 @@ func ExampleSchema_Resolve() {
 	// Output:
 	// [name]
 }
+
+func ExampleLint() {
+	report, err := schemas.Lint("testdata/bad/bp-unknown-schema")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range report.Findings {
+		fmt.Printf("%s: %s: %s\n", f.File, f.Severity, f.Message)
+	}
+	fmt.Println(report.Errors(), "error(s)")
+	// Output:
+	// testdata/bad/bp-unknown-schema/agents/a.json: error: output_schema: unknown schema: no schema file declares $id "https://agentgate.dev/schemas/nope/1.0.0"
+	// 1 error(s)
+}

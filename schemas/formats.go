@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kaptinlin/jsonschema"
+	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/norm"
 )
 
 // specFormats are the formats draft 2020-12 defines (draft-07 defines the
@@ -32,6 +34,19 @@ func setupFormats(c *jsonschema.Compiler) {
 	// kaptinlin's IsHostname checks the first character of the whole name
 	// instead of each label (formats.go:288), accepting "a.-b".
 	c.RegisterFormat("hostname", isHostname, "string")
+	// kaptinlin's IsRegex asks Go's RE2 (formats.go:549); the
+	// specification means ECMA-262. This also makes the meta-schema check
+	// accept a "pattern" with lookahead, which correct then routes to the
+	// ECMA-262 engine.
+	c.RegisterFormat("regex", isECMARegex, "string")
+	// kaptinlin checks these with net/url and strconv (formats.go), which
+	// accept what RFC 3986, 3987, 6570 and 2673 refuse (formats_uri.go).
+	c.RegisterFormat("uri", isURI, "string")
+	c.RegisterFormat("uri-reference", isURIReference, "string")
+	c.RegisterFormat("iri", isIRI, "string")
+	c.RegisterFormat("iri-reference", isIRIReference, "string")
+	c.RegisterFormat("uri-template", isURITemplate, "string")
+	c.RegisterFormat("ipv4", isIPv4, "string")
 	// Names kaptinlin asserts that no current draft defines: ignore them.
 	for _, name := range []string{"period", "ip-address", "uriref", "unknown"} {
 		c.RegisterFormat(name, anyValue)
@@ -56,19 +71,26 @@ func anyValue(any) bool { return true }
 
 // isHostname follows RFC 1123 section 2.1: dot-separated labels of 1 to 63
 // ASCII letters, digits and hyphens, not starting or ending with a hyphen,
-// 253 characters at most.
+// 253 characters at most, no trailing dot. A label starting "xn--" is an
+// A-label and must decode to a valid U-label (RFC 5890); any other label
+// must not have "--" in its third and fourth positions (RFC 5891 section
+// 4.2.3.1, reserved for such prefixes).
 func isHostname(v any) bool {
 	s, ok := v.(string)
 	if !ok {
 		return true
 	}
-	s = strings.TrimSuffix(s, ".")
 	if s == "" || len(s) > 253 {
 		return false
 	}
 	for label := range strings.SplitSeq(s, ".") {
 		if !asciiLabel(label) {
 			return false
+		}
+		if len(label) >= 4 && label[2:4] == "--" {
+			if !strings.EqualFold(label[:2], "xn") || !validALabel(label) {
+				return false
+			}
 		}
 	}
 	return true
@@ -87,47 +109,142 @@ func asciiLabel(label string) bool {
 	return true
 }
 
-// isIDNHostname accepts a hostname whose labels are ASCII labels (including
-// A-labels, "xn--...") or U-labels made of letters, marks, digits and
-// hyphens. It does not apply the full IDNA2008 tables (RFC 5892).
+// idnaProfile checks labels for registration under IDNA2008 (RFC 5891):
+// the derived properties of RFC 5892, the CONTEXTJ rules, the Bidi rule of
+// RFC 5893, hyphen placement and lengths. golang.org/x/net/idna does not
+// apply the CONTEXTO rules nor the DISALLOWED exceptions of RFC 5892
+// section 2.6 (its tables come from UTS #46): contextO and
+// disallowedExceptions add them.
+var idnaProfile = idna.New(idna.ValidateForRegistration(), idna.BidiRule(), idna.CheckJoiners(true),
+	idna.CheckHyphens(true), idna.StrictDomainName(true), idna.Transitional(false))
+
+// validALabel reports whether an "xn--" label decodes to a valid U-label
+// that encodes back to the same label.
+func validALabel(label string) bool {
+	u, err := idnaProfile.ToUnicode(strings.ToLower(label))
+	if err != nil || u == strings.ToLower(label) {
+		return false
+	}
+	back, err := idnaProfile.ToASCII(u)
+	return err == nil && back == strings.ToLower(label) && validULabel(u)
+}
+
+// validULabel applies the checks idnaProfile lacks to a decoded label: its
+// non-ASCII characters must be LetterDigits (RFC 5892 section 2.1: Ll, Lu,
+// Lo, Nd, Lm, Mn, Mc; UTS #46 also lets through punctuation and symbols
+// such as U+00A1) or one of the exceptions and contextual rules, which must
+// then hold.
+func validULabel(u string) bool {
+	for _, r := range u {
+		if r < utf8.RuneSelf || pvalidException(r) || contextual(r) {
+			continue
+		}
+		if disallowedException(r) || !unicode.In(r, unicode.Ll, unicode.Lu, unicode.Lo, unicode.Nd, unicode.Lm, unicode.Mn, unicode.Mc) {
+			return false
+		}
+	}
+	return contextO(u)
+}
+
+// pvalidException reports the code points RFC 5892 section 2.6 makes PVALID
+// whatever their category.
+func pvalidException(r rune) bool {
+	switch r {
+	case 0x00DF, 0x03C2, 0x06FD, 0x06FE, 0x0F0B, 0x3007:
+		return true
+	}
+	return false
+}
+
+// contextual reports the CONTEXTJ and CONTEXTO code points of RFC 5892
+// appendix A (idnaProfile checks the former, contextO the latter).
+func contextual(r rune) bool {
+	switch {
+	case r == 0x200C, r == 0x200D, r == 0x00B7, r == 0x0375, r == 0x05F3, r == 0x05F4, r == 0x30FB,
+		r >= 0x0660 && r <= 0x0669, r >= 0x06F0 && r <= 0x06F9:
+		return true
+	}
+	return false
+}
+
+// isIDNHostname is the "idn-hostname" format (RFC 5890, 5891): labels
+// separated by dots (or the other IDNA full stops, RFC 3490 section 3.1),
+// each an ASCII label, an A-label or a U-label valid under IDNA2008, no
+// trailing dot, 253 octets at most once encoded.
 func isIDNHostname(v any) bool {
 	s, ok := v.(string)
 	if !ok {
 		return true
 	}
-	// IDNA label separators besides the full stop (RFC 3490 section 3.1).
 	s = strings.NewReplacer("\u3002", ".", "\uff0e", ".", "\uff61", ".").Replace(s)
-	s = strings.TrimSuffix(s, ".")
-	if s == "" || utf8.RuneCountInString(s) > 253 {
+	if s == "" || strings.HasSuffix(s, ".") {
+		return false
+	}
+	ascii, err := idnaProfile.ToASCII(s)
+	if err != nil || len(ascii) > 253 {
 		return false
 	}
 	for label := range strings.SplitSeq(s, ".") {
-		if !unicodeLabel(label) {
+		lower := strings.ToLower(label)
+		switch {
+		case strings.HasPrefix(lower, "xn--"):
+			if !validALabel(label) {
+				return false
+			}
+		case len(label) >= 4 && label[2:4] == "--":
+			return false
+		case !validULabel(label):
 			return false
 		}
 	}
 	return true
 }
 
-func unicodeLabel(label string) bool {
-	n := utf8.RuneCountInString(label)
-	if n < 1 || n > 63 || strings.HasPrefix(label, "-") || strings.HasSuffix(label, "-") {
-		return false
+// disallowedException reports the code points RFC 5892 section 2.6 makes
+// DISALLOWED whatever their category.
+func disallowedException(r rune) bool {
+	switch r {
+	case 0x0640, 0x07FA, 0x302E, 0x302F, 0x3031, 0x3032, 0x3033, 0x3034, 0x3035, 0x303B:
+		return true
 	}
-	for i, r := range label {
+	return false
+}
+
+// contextO applies the CONTEXTO rules of RFC 5892 appendix A.3 to A.9.
+func contextO(label string) bool {
+	rs := []rune(label)
+	hasKatakanaDot, arabicIndic, extArabicIndic := false, false, false
+	for i, r := range rs {
 		switch {
-		case r < utf8.RuneSelf:
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+		case r == 0x00B7: // MIDDLE DOT: between two l's
+			if i == 0 || i == len(rs)-1 || rs[i-1] != 'l' || rs[i+1] != 'l' {
 				return false
 			}
-		case unicode.IsMark(r):
-			if i == 0 {
-				return false // a label cannot start with a combining mark
+		case r == 0x0375: // GREEK LOWER NUMERAL SIGN: followed by Greek
+			if i == len(rs)-1 || !unicode.Is(unicode.Greek, rs[i+1]) {
+				return false
 			}
-		case unicode.IsLetter(r), unicode.IsDigit(r):
-		default:
-			return false
+		case r == 0x05F3, r == 0x05F4: // HEBREW GERESH, GERSHAYIM: after Hebrew
+			if i == 0 || !unicode.Is(unicode.Hebrew, rs[i-1]) {
+				return false
+			}
+		case r == 0x30FB: // KATAKANA MIDDLE DOT
+			hasKatakanaDot = true
+		case r >= 0x0660 && r <= 0x0669:
+			arabicIndic = true
+		case r >= 0x06F0 && r <= 0x06F9:
+			extArabicIndic = true
 		}
+	}
+	if arabicIndic && extArabicIndic {
+		return false
+	}
+	if hasKatakanaDot {
+		// At least one Hiragana, Katakana or Han character (the dot itself
+		// is Common).
+		return strings.ContainsFunc(label, func(r rune) bool {
+			return r != 0x30FB && (unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Han, r))
+		})
 	}
 	return true
 }
@@ -151,7 +268,10 @@ func isIDNEmail(v any) bool {
 	if strings.HasPrefix(domain, "[") {
 		return jsonschema.IsEmail("a@" + domain)
 	}
-	if !isIDNHostname(domain) {
+	// The domain of an address is compared in NFC (RFC 6531 section 3.2
+	// defers to RFC 5890, whose lookup normalises); the hostname format
+	// itself takes only NFC labels.
+	if !isIDNHostname(norm.NFC.String(domain)) {
 		return false
 	}
 	// Check the local part's syntax with net/mail, standing an ASCII letter

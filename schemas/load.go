@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path"
 	"path/filepath"
 	"slices"
@@ -14,7 +15,8 @@ import (
 )
 
 // newCompiler returns the registry's one compiler: formats asserted, no
-// network loaders, the draft 2020-12 meta-schemas served from the binary.
+// network loaders, the draft 2020-12 and draft-07 meta-schemas served from
+// the binary.
 func newCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.SetAssertFormat(true)
@@ -23,6 +25,7 @@ func newCompiler() *jsonschema.Compiler {
 	delete(c.Loaders, "http")
 	delete(c.Loaders, "https")
 	c.RegisterLoader("https", offlineLoader)
+	c.RegisterLoader("http", offlineLoader) // the draft-07 meta-schema
 	setupFormats(c)
 	return c
 }
@@ -35,10 +38,22 @@ type loader struct {
 	errs []error
 	// idSource maps each schema $id to the file that declared it.
 	idSource map[string]string
+	// files lists every file read, by name.
+	files []string
 }
 
 func load(fsys fs.FS, root string) (*Registry, error) {
-	l := &loader{
+	l := newLoader(fsys, root)
+	l.run()
+	if len(l.errs) > 0 {
+		return nil, errors.Join(l.errs...)
+	}
+	l.reg.prepare()
+	return l.reg, nil
+}
+
+func newLoader(fsys fs.FS, root string) *loader {
+	return &loader{
 		fsys: fsys,
 		root: root,
 		reg: &Registry{
@@ -49,6 +64,12 @@ func load(fsys fs.FS, root string) (*Registry, error) {
 		},
 		idSource: make(map[string]string),
 	}
+}
+
+// run reads and checks every file, recording every problem in l.errs and
+// every usable schema and blueprint in l.reg. Lint runs it too, so that
+// lint and Load report the same errors.
+func (l *loader) run() {
 	schemaFiles, schemaDir := l.list("schemas", ".schema.json")
 	agentFiles, agentDir := l.list("agents", ".json")
 	if !schemaDir && !agentDir && len(l.errs) == 0 {
@@ -67,18 +88,13 @@ func load(fsys fs.FS, root string) (*Registry, error) {
 		s.compiled.ResolveUnresolvedReferences()
 	}
 	for _, s := range fileSchemas {
-		if err := unresolved(s); err != nil {
+		if err := l.unresolved(s); err != nil {
 			l.fail(s.Source, err)
 		}
 	}
 	for _, p := range agentFiles {
 		l.blueprintFile(p)
 	}
-	if len(l.errs) > 0 {
-		return nil, errors.Join(l.errs...)
-	}
-	l.reg.prepare()
-	return l.reg, nil
 }
 
 // list returns the files of folder dir ending in suffix, sorted, and
@@ -95,7 +111,9 @@ func (l *loader) list(dir, suffix string) ([]string, bool) {
 	var out []string
 	for _, e := range entries {
 		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), suffix) {
-			out = append(out, path.Join(dir, e.Name()))
+			p := path.Join(dir, e.Name())
+			out = append(out, p)
+			l.files = append(l.files, l.name(p))
 		}
 	}
 	return out, true
@@ -110,21 +128,58 @@ func (l *loader) name(p string) string {
 }
 
 func (l *loader) fail(file string, err error) {
-	l.errs = append(l.errs, fmt.Errorf("%s: %w", file, err))
+	l.errs = append(l.errs, &FileError{File: file, Err: err})
 }
 
 // unresolved returns an error listing the $refs of s that resolved to
-// nothing, or nil.
-func unresolved(s *Schema) error {
+// nothing, or nil: ErrExternalRef (with ErrUnresolvedRef) when one points
+// to a document outside the registry, else ErrUnresolvedRef.
+func (l *loader) unresolved(s *Schema) error {
+	return unresolvedRefs(s, func(uri string) bool {
+		_, ok := l.reg.schemas[uri]
+		return ok
+	})
+}
+
+// unresolvedRefs is unresolved with inRegistry telling the registry's
+// documents (the embedded meta-schemas count as registry documents).
+func unresolvedRefs(s *Schema, inRegistry func(uri string) bool) error {
 	refs := s.compiled.UnresolvedReferenceURIs()
 	if len(refs) == 0 {
 		return nil
 	}
 	slices.Sort(refs)
 	refs = slices.Compact(refs)
-	quoted := make([]string, len(refs))
-	for i, ref := range refs {
-		quoted[i] = fmt.Sprintf("%q", ref)
+	var missing, outside []string
+	base, _ := url.Parse(s.ID)
+	for _, ref := range refs {
+		quoted := fmt.Sprintf("%q", ref)
+		target, err := url.Parse(ref)
+		if err == nil && base != nil && base.Opaque == "" {
+			target = base.ResolveReference(target)
+		}
+		if err != nil || target.String() == "" {
+			missing = append(missing, quoted)
+			continue
+		}
+		target.Fragment, target.RawFragment = "", ""
+		doc := target.String()
+		if _, meta := metaSchemaFiles[doc]; doc == s.ID || meta || inRegistry(doc) || strings.HasPrefix(ref, "#") {
+			missing = append(missing, quoted)
+		} else {
+			outside = append(outside, quoted)
+		}
 	}
-	return fmt.Errorf("%w: %s (refs resolve only within the registry; nothing is fetched)", ErrUnresolvedRef, strings.Join(quoted, ", "))
+	if len(outside) > 0 {
+		return fmt.Errorf("%w: %w: %s (refs resolve only within the registry; nothing is fetched)%s",
+			ErrUnresolvedRef, ErrExternalRef, strings.Join(outside, ", "), alsoMissing(missing))
+	}
+	return fmt.Errorf("%w: %s (no such location in the registry)", ErrUnresolvedRef, strings.Join(missing, ", "))
+}
+
+func alsoMissing(missing []string) string {
+	if len(missing) == 0 {
+		return ""
+	}
+	return "; also unresolved: " + strings.Join(missing, ", ")
 }

@@ -10,12 +10,16 @@ import (
 
 // metaSchemaFS holds verbatim copies of the draft 2020-12 meta-schema and
 // its vocabulary meta-schemas, as published at
-// https://json-schema.org/draft/2020-12/. kaptinlin/jsonschema v0.9.8
-// bundles only the draft-04/06/07 meta-schemas (metaschema.go,
-// builtinMetaSchemaJSON), and with the http/https loaders removed its
-// ValidateSchema on a 2020-12 schema fails with ErrNoLoaderRegistered.
+// https://json-schema.org/draft/2020-12/, and of the draft-07 meta-schema.
+// kaptinlin/jsonschema v0.9.8 bundles only the draft-04/06/07 meta-schemas
+// (metaschema.go, builtinMetaSchemaJSON), and with the http/https loaders
+// removed its ValidateSchema on a 2020-12 schema fails with
+// ErrNoLoaderRegistered. It uses its draft-07 copy only for ValidateSchema:
+// a "$ref" to http://json-schema.org/draft-07/schema stays unresolved
+// unless a loader serves it (the draft-07 copy here is kaptinlin's,
+// metaschema.go:103, indented).
 //
-//go:embed metaschema/draft2020-12/schema.json metaschema/draft2020-12/meta/*.json
+//go:embed metaschema/draft2020-12/schema.json metaschema/draft2020-12/meta/*.json metaschema/draft-07/schema.json
 var metaSchemaFS embed.FS
 
 // metaSchemaBase is the URL prefix of the draft 2020-12 meta-schemas.
@@ -31,6 +35,7 @@ var metaSchemaFiles = map[string]string{
 	metaSchemaBase + "meta/meta-data":         "metaschema/draft2020-12/meta/meta-data.json",
 	metaSchemaBase + "meta/format-annotation": "metaschema/draft2020-12/meta/format-annotation.json",
 	metaSchemaBase + "meta/content":           "metaschema/draft2020-12/meta/content.json",
+	"http://json-schema.org/draft-07/schema":  "metaschema/draft-07/schema.json",
 }
 
 // offlineLoader is the compiler's only URL loader. It serves the embedded

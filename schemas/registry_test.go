@@ -112,8 +112,9 @@ func TestLoad_bad(t *testing.T) {
 		{"bad-version", "schemas/x.schema.json", []error{schemas.ErrBadVersion}, `last segment "latest"`},
 		{"draft-04", "schemas/x.schema.json", []error{schemas.ErrUnsupportedDraft}, "draft-04"},
 		{"duplicate-id", "schemas/b.schema.json", []error{schemas.ErrDuplicateID}, "also declared by " + filepath.Join("testdata", "bad", "duplicate-id", "schemas", "a.schema.json")},
-		{"unresolved-ref", "schemas/x.schema.json", []error{schemas.ErrUnresolvedRef}, `"#/$defs/missing", "https://agentgate.dev/schemas/nowhere/1.0.0"`},
-		{"remote-ref", "schemas/x.schema.json", []error{schemas.ErrUnresolvedRef}, `"https://example.com/x.json"`},
+		{"unresolved-ref", "schemas/x.schema.json", []error{schemas.ErrUnresolvedRef, schemas.ErrExternalRef},
+			`$ref outside the registry: "https://agentgate.dev/schemas/nowhere/1.0.0" (refs resolve only within the registry; nothing is fetched); also unresolved: "#/$defs/missing"`},
+		{"remote-ref", "schemas/x.schema.json", []error{schemas.ErrUnresolvedRef, schemas.ErrExternalRef}, `"https://example.com/x.json"`},
 		{"typo-type", "schemas/x.schema.json", []error{schemas.ErrMetaSchema}, `$.properties.a.type: value must match at least one of the allowed schemas: value must be one of "array", "boolean"`},
 		{"wrong-typed-keyword", "schemas/x.schema.json", []error{schemas.ErrMetaSchema}, "(draft-07): $.properties.a.minLength: expected integer, got string"},
 		{"bad-regex", "schemas/x.schema.json", []error{schemas.ErrMetaSchema}, "$.properties.a.pattern: value must be a valid regex"},
@@ -373,7 +374,7 @@ func TestLoadFS_neverFetches(t *testing.T) {
 		_, _ = w.Write([]byte(`{"type": "string"}`))
 	}))
 	t.Cleanup(srv.Close)
-	for _, ref := range []string{srv.URL + "/x.json", "https://example.com/x.json", "http://json-schema.org/draft-07/schema#"} {
+	for _, ref := range []string{srv.URL + "/x.json", "https://example.com/x.json", "http://json-schema.org/draft-06/schema#"} {
 		_, err := loadFS(t, map[string]string{
 			"schemas/x.schema.json": fmt.Sprintf(`{"$id": "https://t.dev/x/1.0.0", "properties": {"a": {"$ref": %q}}}`, ref),
 		})

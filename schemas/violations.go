@@ -239,9 +239,23 @@ func (m *mapper) keyword(r *jsonschema.EvaluationResult, node *jsonschema.Schema
 		}
 		got()
 	case "format":
-		if node != nil && node.Format != nil {
-			v.Expected = *node.Format
-			v.Message = fmt.Sprintf("value must be a valid %s", *node.Format)
+		switch f := formatOf(node); {
+		case strings.HasPrefix(f, ecmaPatternFormat):
+			// A pattern that runs on the ECMA-262 engine (see correct).
+			p := strings.TrimPrefix(f, ecmaPatternFormat)
+			v.Keyword = "pattern"
+			v.Expected = p
+			v.Message = fmt.Sprintf("string must match the pattern %s", quote(p))
+			if s, ok := inst.(string); ok && ecmaTimedOut(p, s) {
+				v.Message += fmt.Sprintf(" (the match ran past the %s limit)", PatternMatchTimeout)
+			}
+		case f == emptyEnumFormat:
+			v.Keyword = "enum"
+			v.Expected = []any{}
+			v.Message = "no value is allowed: the enum is empty"
+		case f != "":
+			v.Expected = f
+			v.Message = fmt.Sprintf("value must be a valid %s", f)
 		}
 		got()
 	case "uniqueItems":
@@ -426,6 +440,14 @@ func (m *mapper) hints(r *jsonschema.EvaluationResult, prefix, path string, inst
 		return ""
 	}
 	return ": " + strings.Join(hints, "; or ")
+}
+
+// formatOf returns node's format, or "".
+func formatOf(node *jsonschema.Schema) string {
+	if node == nil || node.Format == nil {
+		return ""
+	}
+	return *node.Format
 }
 
 // ratOf returns a numeric keyword's value.

@@ -1,0 +1,57 @@
+package schemas
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// suiteID is the registry key of a suite schema that has no $id.
+const suiteID = "urn:agentgate:suite"
+
+// CompileStandalone compiles one schema document (an object or a boolean)
+// through the registry's own compile path (the compiler of every registry,
+// the meta-schema check, the unknown-format registration, the unresolved
+// $ref check, the preparation for concurrent validation) but without the
+// rules for configuration files: no $id, semantic version or object root
+// is required. remotes maps absolute URLs (no fragment) to documents that
+// $ref may reach, served from memory by the "http" loader before the
+// embedded meta-schemas: nothing is fetched. It is the entry point of the JSON Schema test suite.
+func CompileStandalone(raw []byte, remotes map[string][]byte) (*Schema, error) {
+	if !utf8.Valid(raw) {
+		return nil, fmt.Errorf("%w: not valid UTF-8", ErrInvalidJSON)
+	}
+	doc, err := decodeAny(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidJSON, err)
+	}
+	reg := &Registry{
+		compiler:   newCompiler(),
+		schemas:    make(map[string]*Schema),
+		blueprints: make(map[string]*Blueprint),
+		owners:     make(map[unsafe.Pointer]*Schema),
+	}
+	reg.compiler.RegisterLoader("http", func(url string) (io.ReadCloser, error) {
+		key, _, _ := strings.Cut(url, "#")
+		if b, ok := remotes[key]; ok {
+			return io.NopCloser(bytes.NewReader(b)), nil
+		}
+		return offlineLoader(url)
+	})
+	compiled, draft, err := compileDoc(reg.compiler, raw, doc, "")
+	if err != nil {
+		return nil, err
+	}
+	compiled.ResolveUnresolvedReferences()
+	obj, _ := doc.(map[string]any)
+	s := &Schema{ID: cmpOr(compiled.ID, suiteID), Draft: draft, Source: "suite", Raw: raw, Doc: obj, compiled: compiled}
+	if err := unresolvedRefs(s, func(string) bool { return false }); err != nil {
+		return nil, err
+	}
+	reg.schemas[s.ID] = s
+	reg.prepare()
+	return s, nil
+}
