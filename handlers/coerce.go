@@ -24,9 +24,10 @@ const maxIntegerZeros = 20
 const maxExponent = 1_000_000_000
 
 // coerce converts v where the schema leaves exactly one reading (contract
-// section 3.1, op coerce). It reads only the conjunctive part of the schema
-// (s never holds anyOf or oneOf branches), needs a known set (not partial)
-// and acts only when v's JSON type is not one the schema's type allows:
+// section 3.1, op coerce). It reads first the conjunctive part of the
+// schema (s holds no anyOf or oneOf branch), needs a known set (not
+// partial) and acts only when v's JSON type is not one the schema's type
+// allows:
 //
 //   - a string holding a JSON number, where type allows number ("string to
 //     number", kept as written) or only integer and the value is integral
@@ -38,16 +39,29 @@ const maxExponent = 1_000_000_000
 //
 // each only when it is the one conversion possible. A string of an allowed
 // type that differs from exactly one enum (or const) string only in case or
-// surrounding whitespace becomes that string ("string to enum value"). The
-// removal of a null member is decided by walkObject, which knows whether the
-// member is required.
+// surrounding whitespace becomes that string ("string to enum value"). Then,
+// under anyOf or oneOf, coerceBranches may convert v as one branch asks,
+// when exactly one branch accepts the result. The removal of a null member
+// is decided by walkObject, which knows whether the member is required.
 func (n *normalizer) coerce(v any, s schemaSet, path string) any {
+	if to, detail, ok := n.conversion(v, s); ok {
+		n.ops = append(n.ops, contract.Normalization{
+			Op: contract.OpCoerce, Path: path, From: shortJSON(v), To: shortJSON(to), Detail: detail,
+		})
+		v = to
+	}
+	return n.coerceBranches(v, s, path)
+}
+
+// conversion returns the one conversion of v that the conjunctive part s
+// of the schema asks for (see coerce), without recording it.
+func (n *normalizer) conversion(v any, s schemaSet) (any, string, bool) {
 	if v == nil || s.partial || len(s.nodes) == 0 {
-		return v
+		return nil, "", false
 	}
 	types, typed := schemaTypes(s)
 	if !typed || typeAllows(types, v) {
-		return n.coerceEnum(v, s, path)
+		return enumConversion(v, s)
 	}
 	type conversion struct {
 		to     any
@@ -66,26 +80,22 @@ func (n *normalizer) coerce(v any, s schemaSet, path string) any {
 		convs = append(convs, conversion{[]any{v}, jsonTypeName(v) + " to array"})
 	}
 	if len(convs) != 1 {
-		return v
+		return nil, "", false
 	}
-	c := convs[0]
-	n.ops = append(n.ops, contract.Normalization{
-		Op: contract.OpCoerce, Path: path, From: shortJSON(v), To: shortJSON(c.to), Detail: c.detail,
-	})
-	return c.to
+	return convs[0].to, convs[0].detail, true
 }
 
-// coerceEnum maps a string to the one enum member it differs from only in
-// case or surrounding whitespace. Every enum and const of s must hold the
-// result.
-func (n *normalizer) coerceEnum(v any, s schemaSet, path string) any {
+// enumConversion maps a string to the one enum member it differs from only
+// in case or surrounding whitespace. Every enum and const of s must hold
+// the result.
+func enumConversion(v any, s schemaSet) (any, string, bool) {
 	str, ok := v.(string)
 	if !ok {
-		return v
+		return nil, "", false
 	}
 	enums := schemaEnums(s)
 	if len(enums) == 0 || inEveryEnum(enums, str) {
-		return v
+		return nil, "", false
 	}
 	key := strings.TrimSpace(str)
 	match, count := "", 0
@@ -96,12 +106,9 @@ func (n *normalizer) coerceEnum(v any, s schemaSet, path string) any {
 		}
 	}
 	if count != 1 || !inEveryEnum(enums, match) {
-		return v
+		return nil, "", false
 	}
-	n.ops = append(n.ops, contract.Normalization{
-		Op: contract.OpCoerce, Path: path, From: shortJSON(str), To: shortJSON(match), Detail: "string to enum value",
-	})
-	return match
+	return match, "string to enum value", true
 }
 
 // schemaTypes intersects the type keywords of s; typed is false when no

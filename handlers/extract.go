@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/agentgate/agentgate/contract"
 )
@@ -39,9 +41,20 @@ type Candidate struct {
 // contract section 3.1: the whole payload (trimmed of whitespace and a UTF-8
 // byte order mark) when it is one JSON value; otherwise each fenced block
 // (``` or ~~~) whose content parses, in order, then each balanced {...} or
-// [...] at the top level of the prose that parses, in order; then, for each
-// candidate so far that is a JSON string holding a JSON object or array, that
-// content. At most 16 candidates are returned.
+// [...] at the top level of the prose that parses, in order (its Detail
+// names the wrapper around it, such as a <tool_call> tag, when there is
+// one: see wrappers.go); then, for each candidate so far that is a JSON
+// string holding a JSON object or array, that content. At most 16
+// candidates are returned.
+//
+// Repair (op repair) runs only where strict parsing failed: on a payload or
+// a JSON fence that is one broken or truncated document (it starts with {
+// or [ and its first bracket closes at its end or never), at once, and on
+// the other blocks that looked like JSON but did not parse (balanced spans
+// of the prose, a document cut short in the prose, the content of a JSON
+// string), only when nothing at all parsed. Check also tries those when no
+// strict candidate validates. A payload that is valid JSON never pays for
+// any of it.
 //
 // maxDepth bounds nesting (DefaultMaxDepth when <= 0); it is checked on the
 // bytes before anything is decoded, so a hostile payload costs time linear
@@ -50,31 +63,42 @@ type Candidate struct {
 //
 // When no candidate is found Extract returns a violation at "$" with keyword
 // contract.KeywordJSON whose message says what is wrong: an empty output, a
-// document nesting deeper than maxDepth, the first syntax error met, or no
-// JSON at all.
+// document nesting deeper than maxDepth, the first syntax error met (and
+// why repair failed), or no JSON at all.
 func Extract(payload []byte, maxDepth int) ([]Candidate, *contract.Violation) {
+	x, bad := extract(payload, maxDepth)
+	if bad != nil {
+		return nil, bad
+	}
+	return x.cands, nil
+}
+
+// extract runs the strict pass, and the repair pass when it found nothing.
+func extract(payload []byte, maxDepth int) (*extraction, *contract.Violation) {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
-	x := &extraction{maxDepth: maxDepth}
 	body := trimPayload(payload)
 	if len(body) == 0 {
 		return nil, extractViolation("the output is empty: expected a JSON document")
 	}
-	if !x.whole(body) {
-		x.fromMarkdown(body)
+	x := &extraction{maxDepth: maxDepth, body: body}
+	x.scan()
+	x.fromStrings(0)
+	if len(x.cands) == 0 {
+		x.repairPass()
 	}
-	x.fromStrings()
 	if len(x.cands) == 0 {
 		return nil, x.violation()
 	}
-	return x.cands, nil
+	return x, nil
 }
 
 // extraction accumulates the candidates of one payload and what went wrong
 // with the rest.
 type extraction struct {
 	maxDepth int
+	body     []byte
 	cands    []Candidate
 	// tooDeep is set when a block was skipped for nesting deeper than
 	// maxDepth.
@@ -83,58 +107,137 @@ type extraction struct {
 	// badWhere says where it was.
 	bad      []byte
 	badWhere string
+	// failed are the blocks that looked like JSON but did not parse, in
+	// order, for the repair pass; repaired is set once it ran.
+	failed   []failedBlock
+	repaired bool
+	// repairErr is the first reason repair gave for refusing a block.
+	repairErr error
+	// tried holds the body offsets of blocks already given to Repair.
+	tried map[int]bool
 }
 
-// whole takes the payload as the document when it is exactly one JSON value.
-func (x *extraction) whole(body []byte) bool {
-	switch c := body[0]; {
-	case c == '{' || c == '[' || c == '"' || c == '-' || c == 't' || c == 'f' || c == 'n' || (c >= '0' && c <= '9'):
-	default:
-		return false
-	}
-	doc, ok := x.try(body, "output", body[0] == '{' || body[0] == '[')
-	if ok {
-		x.add(doc, "")
-	}
-	return ok
+// failedBlock is a block that did not parse: its text, the extract Detail
+// it would be recorded with ("" for the whole payload) and its offset in
+// the body (-1 for the content of a JSON string).
+type failedBlock struct {
+	text  []byte
+	from  string
+	start int
+	// prior holds the normalizations of the candidate a string came from.
+	prior []contract.Normalization
 }
 
-// fromMarkdown collects the fenced blocks that parse, then the balanced
-// spans of the prose between them (and of the unparsed fences that claim to
-// hold JSON).
-func (x *extraction) fromMarkdown(body []byte) {
-	var segments [][]byte
+// scan is the strict pass: the whole payload, then fences, then prose.
+func (x *extraction) scan() {
+	body := x.body
+	if x.whole(body) {
+		return
+	}
+	if isJSONOpener(body[0]) && docLike(body) && x.repairNow(failedBlock{text: body, start: 0}) {
+		return
+	}
+	var segments [][2]int
 	prev := 0
 	for _, f := range findFences(body) {
-		segments = append(segments, body[prev:f.open])
+		segments = append(segments, [2]int{prev, f.open})
 		prev = f.close
-		content := body[f.start:f.end]
 		if x.full() {
 			continue
 		}
+		content := body[f.start:f.end]
 		if doc, ok := x.try(content, extractedFromFence, true); ok {
 			x.add(doc, extractedFromFence)
-		} else if f.jsonish {
-			segments = append(segments, content)
+			continue
+		}
+		if !f.jsonish {
+			continue
+		}
+		if t := trimPayload(content); len(t) > 0 && isJSONOpener(t[0]) && docLike(t) &&
+			x.repairNow(failedBlock{text: t, from: extractedFromFence, start: offsetIn(body, t)}) {
+			continue
+		}
+		segments = append(segments, [2]int{f.start, f.end})
+	}
+	segments = append(segments, [2]int{prev, len(body)})
+	for _, seg := range segments {
+		x.fromProse(seg[0], seg[1])
+	}
+}
+
+// fromProse collects the balanced spans of body[from:to] that parse. A
+// document cut short (a bracket that never closes, at the start of a line
+// or right after a tag or a colon) is repaired at once, and the spans
+// inside it are not candidates of their own. Spans that do not parse are
+// kept for the repair pass.
+func (x *extraction) fromProse(from, to int) {
+	seg := x.body[from:to]
+	spans, unclosed := topLevelSpans(seg)
+	tail := -1
+	for _, p := range unclosed {
+		if docStart(seg, p) {
+			tail = p
+			break
 		}
 	}
-	segments = append(segments, body[prev:])
-	for _, seg := range segments {
-		for _, sp := range topLevelSpans(seg) {
-			if x.full() {
-				return
-			}
-			if doc, ok := x.try(seg[sp[0]:sp[1]], extractedFromText, true); ok {
-				x.add(doc, extractedFromText)
-			}
+	for _, sp := range spans {
+		if x.full() {
+			return
+		}
+		if tail >= 0 && sp[0] > tail {
+			break
+		}
+		x.span(seg, from, sp[0], sp[1])
+	}
+	if tail < 0 {
+		if len(unclosed) > 0 {
+			x.keepFailed(seg[unclosed[0]:], from+unclosed[0], x.textDetail(seg, unclosed[0]))
+		}
+		return
+	}
+	if x.full() || x.repairNow(failedBlock{text: seg[tail:], from: x.textDetail(seg, tail), start: from + tail}) {
+		return
+	}
+	for _, sp := range spans {
+		if sp[0] > tail && !x.full() {
+			x.span(seg, from, sp[0], sp[1])
 		}
 	}
 }
 
-// fromStrings adds the content of each candidate that is a JSON string
-// holding a JSON object or array.
-func (x *extraction) fromStrings() {
-	for i, n := 0, len(x.cands); i < n && !x.full(); i++ {
+// span tries one balanced span of the prose.
+func (x *extraction) span(seg []byte, from, start, end int) {
+	detail := x.textDetail(seg, start)
+	if doc, ok := x.try(seg[start:end], extractedFromText, true); ok {
+		x.add(doc, detail)
+		return
+	}
+	x.keepFailed(seg[start:end], from+start, detail)
+}
+
+// textDetail is the extract Detail of a span starting at p of seg: the
+// wrapper before it, else "surrounding text".
+func (x *extraction) textDetail(seg []byte, p int) string {
+	if w := wrapperBefore(seg, p); w != "" {
+		return w
+	}
+	return extractedFromText
+}
+
+func (x *extraction) keepFailed(text []byte, start int, from string) {
+	if len(x.failed) < 2*maxCandidates {
+		if start == 0 && len(text) == len(x.body) {
+			from = ""
+		}
+		x.failed = append(x.failed, failedBlock{text: text, from: from, start: start})
+	}
+}
+
+// fromStrings adds the content of each candidate from the i-th on that is
+// a JSON string holding a JSON object or array; content that does not parse
+// is kept for the repair pass.
+func (x *extraction) fromStrings(i int) {
+	for n := len(x.cands); i < n && !x.full(); i++ {
 		s, ok := x.cands[i].Doc.(string)
 		if !ok {
 			continue
@@ -146,8 +249,99 @@ func (x *extraction) fromStrings() {
 		if doc, ok := x.try(content, extractedFromString, false); ok {
 			norms := append(slices.Clone(x.cands[i].Normalizations), extractNormalization(extractedFromString))
 			x.cands = append(x.cands, Candidate{Doc: doc, Normalizations: slices.Clip(norms)})
+		} else if len(x.failed) < 2*maxCandidates {
+			x.failed = append(x.failed, failedBlock{text: content, from: extractedFromString, start: -1, prior: x.cands[i].Normalizations})
 		}
 	}
+}
+
+// repairPass repairs the blocks that did not parse, in order (the whole
+// payload first when it starts like a JSON string), then looks into the
+// repaired candidates that are JSON strings. It runs once.
+func (x *extraction) repairPass() {
+	if x.repaired {
+		return
+	}
+	x.repaired = true
+	n := len(x.cands)
+	if c, _ := utf8.DecodeRune(x.body); quoteKind(c) != 0 || c == '\\' {
+		x.repairNow(failedBlock{text: x.body, start: 0})
+	}
+	k := 0
+	for ; k < len(x.failed) && !x.full(); k++ {
+		x.repairNow(x.failed[k])
+	}
+	// Repaired candidates may be strings holding JSON, and string contents
+	// that did not parse are repaired too.
+	x.fromStrings(n)
+	for ; k < len(x.failed) && !x.full(); k++ {
+		x.repairNow(x.failed[k])
+	}
+}
+
+// repairNow repairs one block into a candidate; false when Repair refuses.
+// A block is repaired at most once.
+func (x *extraction) repairNow(b failedBlock) bool {
+	if b.start >= 0 {
+		if x.tried[b.start] {
+			return false
+		}
+		if x.tried == nil {
+			x.tried = make(map[int]bool)
+		}
+		x.tried[b.start] = true
+	}
+	out, ops, err := Repair(b.text, x.maxDepth)
+	if err != nil {
+		var re *RepairError
+		if errors.As(err, &re) && strings.Contains(re.Reason, "nests deeper") {
+			x.tooDeep = true
+		}
+		if x.repairErr == nil {
+			x.repairErr = err
+		}
+		return false
+	}
+	doc, ok := decodeCandidate(out)
+	if !ok {
+		return false
+	}
+	norms := slices.Clone(b.prior)
+	if b.from != "" {
+		norms = append(norms, extractNormalization(b.from))
+	}
+	x.cands = append(x.cands, Candidate{Doc: doc, Normalizations: slices.Clip(append(norms, ops...))})
+	return true
+}
+
+// whole takes the payload as the document when it is exactly one JSON value.
+func (x *extraction) whole(body []byte) bool {
+	switch c := body[0]; {
+	case c == '{' || c == '[' || c == '"' || c == '-' || c == 't' || c == 'f' || c == 'n' || (c >= '0' && c <= '9'):
+	default:
+		return false
+	}
+	doc, ok := x.tryWhole(body)
+	if ok {
+		x.add(doc, "")
+		x.tried = map[int]bool{0: true} // the repair pass has nothing to add
+	}
+	return ok
+}
+
+// tryWhole is try for the whole payload, the common case of a valid
+// output: no json.Valid screen before decoding (the decoder validates as it
+// goes), so valid JSON costs one decode and a depth count.
+func (x *extraction) tryWhole(b []byte) (any, bool) {
+	if (b[0] == '{' || b[0] == '[') && exceedsDepth(b, x.maxDepth) {
+		x.tooDeep = true
+		return nil, false
+	}
+	doc, ok := decodeValue(b)
+	if !ok && (b[0] == '{' || b[0] == '[') && x.bad == nil {
+		x.bad, x.badWhere = b, "output"
+	}
+	return doc, ok
 }
 
 // try decodes b when it nests no deeper than maxDepth and is exactly one
@@ -186,7 +380,11 @@ func (x *extraction) violation() *contract.Violation {
 	case x.tooDeep:
 		return extractViolation(fmt.Sprintf("document nests deeper than %d levels", x.maxDepth))
 	case x.bad != nil:
-		return extractViolation(fmt.Sprintf("no valid JSON document found: invalid JSON in the %s: %s", x.badWhere, syntaxError(x.bad)))
+		msg := fmt.Sprintf("no valid JSON document found: invalid JSON in the %s: %s", x.badWhere, syntaxError(x.bad))
+		if x.repairErr != nil {
+			msg += "; " + x.repairErr.Error()
+		}
+		return extractViolation(msg)
 	default:
 		return extractViolation("no JSON document found in the output: expected a JSON object or array")
 	}
@@ -194,6 +392,48 @@ func (x *extraction) violation() *contract.Violation {
 
 func extractViolation(msg string) *contract.Violation {
 	return &contract.Violation{Path: "$", Keyword: contract.KeywordJSON, Message: msg}
+}
+
+// isJSONOpener reports whether c opens a JSON object or array.
+func isJSONOpener(c byte) bool { return c == '{' || c == '[' }
+
+// docLike reports whether b (starting with { or [) is one document, broken
+// or cut short: its first bracket closes at its very end, or never.
+func docLike(b []byte) bool {
+	spans, unclosed := topLevelSpans(b)
+	if len(unclosed) > 0 && unclosed[0] == 0 {
+		return true
+	}
+	return len(spans) > 0 && spans[0] == [2]int{0, len(b)}
+}
+
+// docStart reports whether a bracket at p of seg can start a document: it
+// is followed by what JSON has there (a quote, a bracket, a number, or the
+// end), and preceded by only spaces on its line, or by a tag's ">" or a
+// label's ":".
+func docStart(seg []byte, p int) bool {
+	if rest := bytes.TrimLeft(seg[p+1:], " \t\r\n"); len(rest) > 0 && !bytes.ContainsAny(rest[:1], "\"'{[]}-0123456789") {
+		return false
+	}
+	for q := p - 1; q >= 0; q-- {
+		switch seg[q] {
+		case ' ', '\t', '\r':
+			continue
+		case '\n', ':', '>':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// offsetIn returns where sub (a subslice of b) starts in b.
+func offsetIn(b, sub []byte) int {
+	if len(sub) == 0 {
+		return -1
+	}
+	return cap(b) - cap(sub)
 }
 
 func extractNormalization(from string) contract.Normalization {
@@ -207,6 +447,11 @@ func decodeCandidate(b []byte) (any, bool) {
 	if !json.Valid(b) {
 		return nil, false
 	}
+	return decodeValue(b)
+}
+
+// decodeValue decodes b with UseNumber when it is exactly one JSON value.
+func decodeValue(b []byte) (any, bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var doc any
@@ -248,6 +493,11 @@ func trimPayload(b []byte) []byte {
 // It reads bytes only, skipping JSON strings, and stops at the first level
 // too many, so it is linear and allocation-free whatever b holds.
 func exceedsDepth(b []byte, max int) bool {
+	// Nesting deeper than max needs more than max brackets; counting them
+	// is vectorized and spares the byte loop for most documents.
+	if bytes.Count(b, []byte{'{'})+bytes.Count(b, []byte{'['}) <= max {
+		return false
+	}
 	depth, inString := 0, false
 	for i := 0; i < len(b); i++ {
 		c := b[i]
@@ -282,10 +532,10 @@ func exceedsDepth(b []byte, max int) bool {
 // open brackets: quotes open JSON strings only inside a bracket (in prose
 // they are just quotes), a closing bracket that does not match the innermost
 // open one is ignored, and a pair closing around earlier pairs replaces
-// them. Time and memory are linear in len(b).
-func topLevelSpans(b []byte) [][2]int {
+// them. The brackets left open at the end are returned too, outermost
+// first. Time and memory are linear in len(b).
+func topLevelSpans(b []byte) (spans [][2]int, unclosed []int) {
 	var open []int
-	var spans [][2]int
 	inString := false
 	for i := 0; i < len(b); i++ {
 		c := b[i]
@@ -319,7 +569,7 @@ func topLevelSpans(b []byte) [][2]int {
 			spans = append(spans, [2]int{o, i + 1})
 		}
 	}
-	return spans
+	return spans, open
 }
 
 // fence is one fenced code block of a Markdown payload.

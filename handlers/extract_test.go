@@ -210,9 +210,9 @@ func TestExtract_violations(t *testing.T) {
 		{name: "empty", given: "", want: "empty"},
 		{name: "whitespace and BOM only", given: "\uFEFF \n\t", want: "empty"},
 		{name: "prose only", given: "I could not find anything to report.", want: "no JSON document found"},
-		{name: "truncated object", given: `{"summary": "ok", "approval":`, want: "unexpected end of JSON input"},
+		{name: "unrepairable object", given: `{"summary": "ok", "approval" ]`, want: "after object key (at byte 30); cannot repair JSON: colon expected"},
 		{name: "broken fence", given: "```json\n{\"a\": 1,,}\n```", want: "invalid JSON in the code fence"},
-		{name: "broken object in prose", given: "Here: {summary: 1} ok", want: "invalid JSON in the surrounding text"},
+		{name: "broken object in prose", given: `Here: {"a" ]} ok`, want: "invalid JSON in the surrounding text"},
 		{name: "deeper than the default", given: strings.Repeat("[", 257) + strings.Repeat("]", 257), want: "document nests deeper than 256 levels"},
 		{name: "deeper than the given limit", given: `{"a": [[1]]}`, maxDepth: 2, want: "document nests deeper than 2 levels"},
 		{name: "deep document in prose", given: "Result: " + strings.Repeat(`{"a":`, 300) + "1" + strings.Repeat("}", 300), want: "deeper than 256"},
@@ -269,7 +269,10 @@ func TestExtract_adversarial(t *testing.T) {
 		{name: "unterminated string after a brace", given: append([]byte(`x {"a": "`), rep("{")...), want: "no JSON document found"},
 		{name: "backslashes in a string", given: append([]byte(`x {"a": "`), rep(`\`)...), want: "no JSON document found"},
 		{name: "fences", given: rep("```\n"), want: "no JSON document found"},
-		{name: "json fences with braces", given: rep("```json\n{\n```\n"), want: "invalid JSON in the code fence"},
+		{name: "json fences with braces, each a truncated document", given: rep("```json\n{\n```\n")},
+		{name: "json fences with broken JSON", given: rep("```json\n{:\n```\n"), want: "invalid JSON in the code fence"},
+		{name: "truncated document of open brackets in prose", given: append([]byte("Here:\n"), rep("[")...), want: "deeper than 256"},
+		{name: "many unrepairable spans", given: append([]byte("Notes: "), rep("{:} ")...), want: "invalid JSON in the surrounding text"},
 		{name: "many small non-JSON spans", given: append([]byte("Notes: "), rep("{x} ")...), want: "invalid JSON in the surrounding text"},
 		{name: "many small documents", given: rep("{} ")},
 		{name: "mismatched pairs", given: rep("{]"), want: "invalid JSON in the output"},
@@ -327,4 +330,58 @@ func describeCandidates(cs []handlers.Candidate) string {
 		fmt.Fprintf(&b, "\n  %s %+v", doc, c.Normalizations)
 	}
 	return b.String()
+}
+
+func TestExtract_truncatedDocumentInProse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		given string
+		want  []extracted
+	}{
+		{
+			name:  "cut short after a label: repaired whole, no fragments",
+			given: "Result: {\"a\": 1, \"b\": {\"c\": 2}, \"d\": [3",
+			want:  []extracted{{doc: `{"a":1,"b":{"c":2},"d":[3]}`, from: []string{"surrounding text", "closed truncated document"}}},
+		},
+		{
+			name:  "cut short on its own line",
+			given: "Here is the review.\n\n[{\"file\": \"a.go\"}, {\"file\": \"b",
+			want:  []extracted{{doc: `[{"file":"a.go"},{"file":"b"}]`, from: []string{"surrounding text", "closed truncated document"}}},
+		},
+		{
+			name:  "a stray brace after a colon is prose",
+			given: `Note: {unclosed (see [1. Here: {"a": 1}`,
+			want:  []extracted{{doc: `{"a":1}`, from: []string{"surrounding text"}}},
+		},
+		{
+			name:  "whole payload cut short",
+			given: `{"a": {"b": 1}, "c": "tex`,
+			want:  []extracted{{doc: `{"a":{"b":1},"c":"tex"}`, from: []string{"closed truncated document"}}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, bad := handlers.Extract([]byte(tt.given), 0)
+			if bad != nil {
+				t.Fatal(bad.Message)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("Extract() = %d candidates %s, want %d", len(got), describeCandidates(got), len(tt.want))
+			}
+			for i, c := range got {
+				if doc := compactJSON(t, c.Doc); doc != tt.want[i].doc {
+					t.Errorf("candidate %d = %s, want %s", i, doc, tt.want[i].doc)
+				}
+				var from []string
+				for _, n := range c.Normalizations {
+					from = append(from, n.Detail)
+				}
+				if !slices.Equal(from, tt.want[i].from) {
+					t.Errorf("candidate %d details %q, want %q", i, from, tt.want[i].from)
+				}
+			}
+		})
+	}
 }

@@ -58,7 +58,8 @@ type NormalizeOptions struct {
 // $ref is unknown), allOf (whose branches' properties and aliases merge),
 // properties, patternProperties, additionalProperties, items (2020-12 and
 // draft-07 tuple forms), prefixItems and additionalItems. anyOf, oneOf and
-// if/then/else are never entered, so nothing under them is changed:
+// if/then/else are never walked into, so no member under them is renamed or
+// stripped (coercion alone looks at anyOf and oneOf branches, see below):
 //
 //   - rename/drop: a member named by one of a property's "x-aliases" is
 //     renamed to the property's name; when the canonical member is present
@@ -71,13 +72,18 @@ type NormalizeOptions struct {
 //     or "false" to a boolean, a single value to a one-element array, a
 //     string to the enum member it matches but for case and surrounding
 //     space, and a null member that is optional and cannot be null is
-//     removed; each only where the schema's type, enum and const (never an
-//     anyOf or oneOf branch) leave exactly one reading.
+//     removed; each only where the schema's type, enum and const leave
+//     exactly one reading. Under anyOf or oneOf a value that no branch
+//     accepts as it is is converted as one branch asks only when exactly
+//     one branch accepts the result (and the rest of the schema does too),
+//     and a null member is removed only when every branch rejects null.
+//     Branches are judged by a small pure evaluator with a fixed budget;
+//     where it cannot tell (format, multipleOf, ...), nothing is converted.
 //
 // Normalize is idempotent: applied to its own output it changes nothing.
 // The returned slice is never nil, so it marshals as [] when empty.
 func Normalize(doc any, schema map[string]any, r Resolver, opts NormalizeOptions) (any, []contract.Normalization) {
-	n := &normalizer{resolver: r, opts: opts, ops: []contract.Normalization{}}
+	n := &normalizer{resolver: r, opts: opts, ops: []contract.Normalization{}, judgeBudget: branchJudgeBudget}
 	var root schemaSet
 	if schema != nil {
 		root = n.flatten(schema)
@@ -93,6 +99,9 @@ type normalizer struct {
 	// patterns caches compiled patternProperties; nil marks a pattern that
 	// does not compile.
 	patterns map[string]*regexp.Regexp
+	// judgeBudget is what is left of the schema nodes anyOf/oneOf coercion
+	// may judge (see coerceBranches).
+	judgeBudget int
 }
 
 // schemaSet is the conjunction of schema nodes that apply to one instance
@@ -153,7 +162,7 @@ func (n *normalizer) walkObject(obj map[string]any, s schemaSet, path string) ma
 			continue
 		}
 		child := n.child(s, name)
-		if v == nil && n.opts.Coerce && !s.partial && !required[name] && excludesNull(child) {
+		if v == nil && n.opts.Coerce && !s.partial && !required[name] && (excludesNull(child) || n.branchesExcludeNull(child)) {
 			n.ops = append(n.ops, contract.Normalization{Op: contract.OpCoerce, Path: mpath, From: "null", Detail: "null in optional member removed"})
 			continue
 		}

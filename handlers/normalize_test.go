@@ -637,12 +637,12 @@ func loadExampleSchema(t *testing.T, name string) map[string]any {
 	return decodeTestSchema(t, string(readTestFile(t, filepath.Join("..", "examples", "schemas", name+".schema.json"))))
 }
 
-func readOutputFixture(t *testing.T, name string) []byte {
+func readOutputFixture(t testing.TB, name string) []byte {
 	t.Helper()
 	return readTestFile(t, filepath.Join("testdata", "outputs", name))
 }
 
-func readTestFile(t *testing.T, path string) []byte {
+func readTestFile(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -33,15 +33,34 @@ type Verdict struct {
 
 // Check runs extract, normalize and validate on payload against s. Of
 // several candidate documents it takes the first that validates, else the
-// first (contract section 3.1). Check is pure and safe for concurrent use.
+// first (contract section 3.1). When no candidate that parsed strictly
+// validates, the blocks that did not parse are repaired and tried after
+// them (see Extract), so a broken fence is not lost to a stray [1] in the
+// prose. Check is pure and safe for concurrent use.
 func Check(payload []byte, s *schemas.Schema, opts CheckOptions) Verdict {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
-	cands, bad := Extract(payload, opts.MaxDepth)
+	x, bad := extract(payload, opts.MaxDepth)
 	if bad != nil {
 		return Verdict{Normalizations: []contract.Normalization{}, Violations: []contract.Violation{*bad}}
 	}
+	first, ok := checkCandidates(x.cands, s, opts)
+	if ok {
+		return first
+	}
+	if n := len(x.cands); !x.repaired {
+		x.repairPass()
+		if v, ok := checkCandidates(x.cands[n:], s, opts); ok {
+			return v
+		}
+	}
+	return first
+}
+
+// checkCandidates normalizes and validates cands in order: the first that
+// validates and true, else the first and false.
+func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (Verdict, bool) {
 	var first Verdict
 	for i, c := range cands {
 		doc, norms := Normalize(c.Doc, s.Doc, s, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
@@ -50,11 +69,11 @@ func Check(payload []byte, s *schemas.Schema, opts CheckOptions) Verdict {
 		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}
 		v.Valid = len(v.Violations) == 0
 		if v.Valid {
-			return v
+			return v, true
 		}
 		if i == 0 {
 			first = v
 		}
 	}
-	return first
+	return first, false
 }

@@ -68,8 +68,10 @@ func TestOperator_dlqReplayAfterAFix(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "into run big") {
 		t.Fatalf("replay: exit %d: %s", code, out)
 	}
-	state := eventually(t, regexp.MustCompile(`"status": "completed"`), "runs", "show", "--nats-url", url, "big")
-	if !regexp.MustCompile(`"replays": \[\s+\d+\s+\]`).MatchString(state) || !strings.Contains(state, "2 outcome(s)") {
+	// The state is recorded just before the outcome is published: wait
+	// for both.
+	state := eventually(t, regexp.MustCompile(`(?s)"status": "completed".*2 outcome\(s\)`), "runs", "show", "--nats-url", url, "big")
+	if !regexp.MustCompile(`"replays": \[\s+\d+\s+\]`).MatchString(state) {
 		t.Errorf("runs show after replay:\n%s", state)
 	}
 

@@ -1,0 +1,108 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/agentgate/agentgate/handlers"
+)
+
+// benchReview is a realistic pr-review output (about 1.3 KB).
+const benchReview = `{
+  "summary": "Adds cursor-based pagination to the list endpoint and removes the offset parameter. The change is sound but the last page is not handled and one query misses an index.",
+  "approval": "request_changes",
+  "comments": [
+    {"file": "api/list.go", "line": 42, "severity": "blocker", "message": "When the cursor points past the last row the handler returns 500; return an empty page instead."},
+    {"file": "api/list.go", "line": 57, "severity": "concern", "message": "The limit is not capped: a client can ask for a million rows in one request."},
+    {"file": "store/query.sql", "line": 12, "severity": "concern", "message": "ORDER BY created_at, id needs a composite index or this scans the whole table."},
+    {"file": "api/list_test.go", "line": 88, "severity": "suggestion", "message": "Add a test for an empty table and one for the last page."},
+    {"file": "docs/api.md", "line": 130, "severity": "nitpick", "message": "The example response still shows the offset field."}
+  ],
+  "metrics": {"files_reviewed": 4, "lines_changed": 212}
+}`
+
+var (
+	benchFence  = "Here is my review of the pull request:\n\n```json\n" + benchReview + "\n```\n\nLet me know if you want me to look at anything else."
+	benchBroken = "{\n  // review\n  summary: 'Adds cursor-based pagination to the list endpoint and removes the offset parameter.',\n" +
+		"  approval: 'request_changes',\n  comments: [\n" +
+		"    {file: 'api/list.go', line: 42, severity: 'blocker', message: 'When the cursor points past the last row the handler returns 500.',},\n" +
+		"    {file: 'api/list.go', line: 57, severity: 'concern', message: 'The limit is not capped.',},\n" +
+		"    {file: 'store/query.sql', line: 12, severity: 'concern', message: 'ORDER BY created_at, id needs a composite index.',},\n" +
+		"  ],\n  metrics: {files_reviewed: 4, lines_changed: 212, extra: None},\n}"
+)
+
+// plainDecode is the baseline: what any consumer does to read JSON.
+func plainDecode(b []byte) any {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// BenchmarkExtract_* compare extraction (and repair where needed) with a
+// plain decode of the same document: Decode is the baseline for Valid,
+// DecodeFenced (the fence's content alone) for Fence, DecodeRepaired (the
+// repaired document) for Broken.
+func BenchmarkExtract_Decode(b *testing.B) {
+	payload := []byte(benchReview)
+	b.SetBytes(int64(len(payload)))
+	for b.Loop() {
+		plainDecode(payload)
+	}
+}
+
+func BenchmarkExtract_Valid(b *testing.B) {
+	benchExtract(b, benchReview)
+}
+
+func BenchmarkExtract_Fence(b *testing.B) {
+	benchExtract(b, benchFence)
+}
+
+func BenchmarkExtract_DecodeRepaired(b *testing.B) {
+	repaired, _, err := handlers.Repair([]byte(benchBroken), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(benchBroken)))
+	for b.Loop() {
+		plainDecode(repaired)
+	}
+}
+
+func BenchmarkExtract_Broken(b *testing.B) {
+	benchExtract(b, benchBroken)
+}
+
+func benchExtract(b *testing.B, payload string) {
+	p := []byte(payload)
+	if _, bad := handlers.Extract(p, 0); bad != nil {
+		b.Fatal(bad.Message)
+	}
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		handlers.Extract(p, 0)
+	}
+}
+
+// BenchmarkCheck_* run the whole pipeline (extract, normalize, validate)
+// on the same three payloads.
+func BenchmarkCheck_Valid(b *testing.B)  { benchCheck(b, benchReview) }
+func BenchmarkCheck_Fence(b *testing.B)  { benchCheck(b, benchFence) }
+func BenchmarkCheck_Broken(b *testing.B) { benchCheck(b, benchBroken) }
+
+func benchCheck(b *testing.B, payload string) {
+	s := prReviewSchema(b)
+	p := []byte(payload)
+	if v := handlers.Check(p, s, checkStrict); !v.Valid {
+		b.Fatalf("invalid: %+v", v.Violations)
+	}
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		handlers.Check(p, s, checkStrict)
+	}
+}

@@ -1,0 +1,302 @@
+package handlers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers"
+)
+
+// jsonrepairCasesPath is the shared jsonrepair corpus, beside the repo.
+var jsonrepairCasesPath = filepath.Join("..", "..", "shared", "testdata", "jsonrepair", "jsonrepair_cases.json")
+
+// jsonrepairCase is one case of the corpus: kind "valid" (must pass
+// unchanged), "repair" (must repair to expected) or "error" (must be
+// refused).
+type jsonrepairCase struct {
+	ID       int     `json:"id"`
+	Group    string  `json:"group"`
+	Test     string  `json:"test"`
+	Kind     string  `json:"kind"`
+	Input    string  `json:"input"`
+	Expected *string `json:"expected"`
+}
+
+func loadJSONRepairCases(tb testing.TB) []jsonrepairCase {
+	tb.Helper()
+	raw, err := os.ReadFile(jsonrepairCasesPath)
+	if errors.Is(err, os.ErrNotExist) {
+		tb.Skipf("jsonrepair corpus not found at %s (it lives in the shared folder beside the repo)", jsonrepairCasesPath)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var file struct {
+		Cases []jsonrepairCase `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		tb.Fatalf("decoding %s: %v", jsonrepairCasesPath, err)
+	}
+	return file.Cases
+}
+
+// TestRepair_jsonrepairCorpus runs the whole jsonrepair corpus and prints
+// the pass count per category. Goal: every valid input unchanged, every
+// error refused, at least 95 % of the repairs.
+func TestRepair_jsonrepairCorpus(t *testing.T) {
+	t.Parallel()
+	cases := loadJSONRepairCases(t)
+	pass, total := map[string]int{}, map[string]int{}
+	failedByTest := map[string][]string{}
+	for _, c := range cases {
+		total[c.Kind]++
+		got, ops, err := handlers.Repair([]byte(c.Input), 0)
+		var problem string
+		switch c.Kind {
+		case "error":
+			if err == nil {
+				problem = fmt.Sprintf("repaired to %s, want refused", got)
+			}
+		case "valid":
+			switch {
+			case err != nil:
+				problem = err.Error()
+			case !bytes.Equal(got, []byte(c.Input)) || len(ops) != 0:
+				problem = fmt.Sprintf("changed to %s %v", got, ops)
+			}
+		default:
+			switch {
+			case err != nil:
+				problem = err.Error()
+			case !sameJSON(got, []byte(*c.Expected)):
+				problem = fmt.Sprintf("got %s, want %s", got, *c.Expected)
+			case len(ops) == 0 && !json.Valid([]byte(c.Input)):
+				problem = "no repair recorded"
+			}
+		}
+		if problem == "" {
+			pass[c.Kind]++
+			continue
+		}
+		failedByTest[c.Test] = append(failedByTest[c.Test], fmt.Sprintf("#%d %q: %s", c.ID, c.Input, problem))
+	}
+	for _, test := range slices.Sorted(maps.Keys(failedByTest)) {
+		for _, f := range failedByTest[test] {
+			t.Logf("%s: %s", test, f)
+		}
+	}
+	for _, kind := range []string{"valid", "repair", "error"} {
+		t.Logf("jsonrepair corpus, %-6s: %d/%d pass (%.1f %%)", kind, pass[kind], total[kind], 100*float64(pass[kind])/float64(max(total[kind], 1)))
+	}
+	if pass["valid"] != total["valid"] {
+		t.Errorf("valid inputs: %d/%d unchanged, want all", pass["valid"], total["valid"])
+	}
+	if pass["error"] != total["error"] {
+		t.Errorf("unrepairable inputs: %d/%d refused, want all", pass["error"], total["error"])
+	}
+	if 100*pass["repair"] < 95*total["repair"] {
+		t.Errorf("repairs: %d/%d, want at least 95 %%", pass["repair"], total["repair"])
+	}
+}
+
+// sameJSON reports whether a and b hold the same JSON value (numbers
+// compared by value).
+func sameJSON(a, b []byte) bool {
+	va, okA := decodeLoose(a)
+	vb, okB := decodeLoose(b)
+	return okA && okB && reflect.DeepEqual(va, vb)
+}
+
+func decodeLoose(b []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return nil, false
+	}
+	return numbersToFloat(v), true
+}
+
+func numbersToFloat(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(t), 64)
+		if err != nil {
+			return string(t)
+		}
+		return f
+	case []any:
+		for i := range t {
+			t[i] = numbersToFloat(t[i])
+		}
+	case map[string]any:
+		for k := range t {
+			t[k] = numbersToFloat(t[k])
+		}
+	}
+	return v
+}
+
+func opRepair(detail string) contract.Normalization {
+	return contract.Normalization{Op: contract.OpRepair, Path: "$", Detail: detail}
+}
+
+func TestRepair_records(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		given string
+		want  string
+		ops   []contract.Normalization
+	}{
+		{name: "valid JSON unchanged", given: ` {"a": [1, 2]} `, want: ` {"a": [1, 2]} `, ops: []contract.Normalization{}},
+		{name: "trailing commas counted", given: `{"a": [1, 2,], "b": 3,}`, want: `{"a":[1,2],"b":3}`,
+			ops: []contract.Normalization{opRepair("trailing comma removed (2 times)")}},
+		{name: "python dict", given: `{'a': True, 'b': None}`, want: `{"a":true,"b":null}`,
+			ops: []contract.Normalization{opRepair("single or typographic quotes replaced by double quotes (2 times)"), opRepair("Python constant converted (2 times)")}},
+		{name: "truncated document closed", given: `{"summary": "The code is fine", "comments": [{"file": "a.go", "mess`,
+			want: `{"summary":"The code is fine","comments":[{"file":"a.go","mess":null}]}`,
+			ops:  []contract.Normalization{opRepair(handlers.RepairTruncated)}},
+		{name: "truncated inside a string", given: `{"summary": "The code is`, want: `{"summary":"The code is"}`,
+			ops: []contract.Normalization{opRepair(handlers.RepairTruncated)}},
+		{name: "missing bracket mid-document is not truncation", given: `[{"a": 1]`, want: `[{"a":1}]`,
+			ops: []contract.Normalization{opRepair("missing closing bracket inserted")}},
+		{name: "comments and unquoted keys", given: "{\n  // the verdict\n  approval: \"approve\", /* done */\n}", want: `{"approval":"approve"}`,
+			ops: []contract.Normalization{opRepair("comment removed (2 times)"), opRepair("trailing comma removed"), opRepair("unquoted key or string quoted")}},
+		{name: "JSONP", given: `callback({"a": 1});`, want: `{"a":1}`,
+			ops: []contract.Normalization{opRepair("function call wrapper removed (JSONP, MongoDB)")}},
+		{name: "NDJSON", given: "{\"a\": 1}\n{\"a\": 2}\n", want: `[{"a":1},{"a":2}]`,
+			ops: []contract.Normalization{opRepair("several values wrapped in an array")}},
+		{name: "unescaped quote", given: `{"text": "a 24" screen"}`, want: `{"text":"a 24\" screen"}`,
+			ops: []contract.Normalization{opRepair("string escaping repaired")}},
+		{name: "raw newline in a string", given: "{\"text\": \"line 1\nline 2\"}", want: `{"text":"line 1\nline 2"}`,
+			ops: []contract.Normalization{opRepair("string escaping repaired")}},
+		{name: "number with a leading zero kept as text", given: `{"zip": 01234}`, want: `{"zip":"01234"}`,
+			ops: []contract.Normalization{opRepair("malformed number repaired")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ops, err := handlers.Repair([]byte(tt.given), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("Repair() = %s, want %s", got, tt.want)
+			}
+			if !slices.Equal(ops, tt.ops) {
+				t.Errorf("repairs = %v, want %v", ops, tt.ops)
+			}
+		})
+	}
+}
+
+func TestRepair_refuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		given    string
+		maxDepth int
+		want     string
+	}{
+		{name: "empty", given: "", want: "unexpected end"},
+		{name: "prose after the value", given: `{"a": 1} I hope this helps`, want: "after the JSON value"},
+		{name: "two documents on one line", given: `{"a":2}{}`, want: "after the JSON value"},
+		{name: "colon without key", given: `{:2}`, want: "object key expected"},
+		{name: "bad unicode escape", given: `"\uZ000"`, want: "invalid unicode escape"},
+		{name: "NUL in a string", given: "\"a\x00\"", want: "invalid character"},
+		{name: "invalid UTF-8", given: "{\"a\": \"\xff\"}", want: "invalid UTF-8"},
+		{name: "too deep", given: strings.Repeat("[", 20), maxDepth: 10, want: "deeper than 10"},
+		{name: "too deep though valid", given: strings.Repeat("[", 20) + strings.Repeat("]", 20), maxDepth: 10, want: "deeper than 10"},
+		{name: "too large", given: strings.Repeat(" ", handlers.MaxRepairBytes+1), want: "longer than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, _, err := handlers.Repair([]byte(tt.given), tt.maxDepth)
+			var re *handlers.RepairError
+			if !errors.As(err, &re) {
+				t.Fatalf("Repair() = %s, %v; want a *RepairError", got, err)
+			}
+			if !strings.Contains(re.Error(), tt.want) {
+				t.Errorf("error %q, want it to contain %q", re.Error(), tt.want)
+			}
+		})
+	}
+}
+
+// TestRepair_adversarial feeds 1 MiB inputs built to make a repairer
+// backtrack (quadratic time) or recurse without bound. Each must finish
+// well within a second on this code; a quadratic repairer needs hours.
+func TestRepair_adversarial(t *testing.T) {
+	t.Parallel()
+	const mib = 1 << 20
+	rep := func(s string) []byte { return bytes.Repeat([]byte(s), mib/len(s)) }
+	tests := []struct {
+		name  string
+		given []byte
+	}{
+		{name: "open brackets", given: rep("[")},
+		{name: "open braces", given: rep("{")},
+		{name: "nested 10,000 deep", given: append(rep("[")[:10000], rep("]")[:10000]...)},
+		{name: "nested 10,000 deep, unclosed", given: rep(`{"a":`)[:50000]},
+		{name: "quotes", given: rep(`"`)},
+		{name: "single quotes", given: rep(`'`)},
+		{name: "unbalanced quotes with text", given: rep(`"a `)},
+		{name: "quote comma", given: rep(`",`)},
+		{name: "string to the end, many times", given: append([]byte("["), rep(`"a,b"c"d,e"f`)...)},
+		{name: "inner quotes before closers", given: append([]byte(`["(`), rep(`x") `)...)},
+		{name: "concatenations", given: rep(`"a"+`)},
+		{name: "comments", given: rep("/*")},
+		{name: "backslashes", given: append([]byte(`"`), rep(`\`)...)},
+		{name: "many keys without values", given: append([]byte("{"), rep("a ")...)},
+		{name: "function calls", given: rep("f(")},
+		{name: "ellipses", given: append([]byte("["), rep("...")...)},
+		{name: "closers", given: append([]byte("{}"), rep("}")...)},
+		{name: "newline values", given: rep("1\n")},
+		{name: "long unterminated string", given: append([]byte(`{"a": "`), rep("x")...)},
+		{name: "numbers", given: append([]byte("["), rep("0.")...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			out, _, err := handlers.Repair(tt.given, 0)
+			if err == nil && !json.Valid(out) {
+				t.Fatalf("Repair() returned invalid JSON (%d bytes)", len(out))
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("Repair() took %v on %d bytes", d, len(tt.given))
+			}
+		})
+	}
+}
+
+func ExampleRepair() {
+	out, repairs, err := handlers.Repair([]byte("{summary: 'LGTM', approval: \"approve\",}"), 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(out))
+	for _, r := range repairs {
+		fmt.Println(r.Detail)
+	}
+	// Output:
+	// {"summary":"LGTM","approval":"approve"}
+	// trailing comma removed
+	// single or typographic quotes replaced by double quotes
+	// unquoted key or string quoted (2 times)
+}
