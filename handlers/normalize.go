@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/agentgate/agentgate/contract"
 )
@@ -84,6 +85,11 @@ type NormalizeOptions struct {
 // The returned slice is never nil, so it marshals as [] when empty.
 func Normalize(doc any, schema map[string]any, r Resolver, opts NormalizeOptions) (any, []contract.Normalization) {
 	n := &normalizer{resolver: r, opts: opts, ops: []contract.Normalization{}, judgeBudget: branchJudgeBudget}
+	if m, ok := r.(Memoizer); ok {
+		n.memo = m.Memo()
+	} else {
+		n.memo = new(sync.Map)
+	}
 	var root schemaSet
 	if schema != nil {
 		root = n.flatten(schema)
@@ -102,6 +108,71 @@ type normalizer struct {
 	// judgeBudget is what is left of the schema nodes anyOf/oneOf coercion
 	// may judge (see coerceBranches).
 	judgeBudget int
+	// memo keeps the facts of schema sets, across calls when the resolver
+	// is a Memoizer.
+	memo *sync.Map
+}
+
+// Memoizer is implemented by resolvers that can keep what the normalizer
+// derives from their schema across calls (schemas.Schema does): the schema
+// is immutable, so what follows from it is computed once, not per output.
+type Memoizer interface {
+	Memo() *sync.Map
+}
+
+// setFacts is what walkObject needs to know of the schema set of an object.
+// It depends on the schema alone, so it is computed once per set and shared
+// by every output, goroutines included: it must not be modified.
+type setFacts struct {
+	canonOf   map[string]string
+	aliasesOf map[string][]string
+	closed    bool
+	required  map[string]bool
+}
+
+// setKey names a schema set by the identity of its nodes, which live as
+// long as the schema that holds the memo. Sets of more than four nodes are
+// not memoized.
+type setKey struct {
+	n       int
+	nodes   [4]uintptr
+	partial bool
+}
+
+// childKey names the set that applies to a declared member, or to every
+// element of an array, of the set named by set.
+type childKey struct {
+	set  setKey
+	name string
+	item bool
+}
+
+// keyOf names s, if it is small enough to be memoized.
+func (n *normalizer) keyOf(s schemaSet) (setKey, bool) {
+	key := setKey{n: len(s.nodes), partial: s.partial}
+	if len(s.nodes) > len(key.nodes) {
+		return key, false
+	}
+	for i, node := range s.nodes {
+		key.nodes[i] = reflect.ValueOf(node).Pointer()
+	}
+	return key, true
+}
+
+// facts returns the facts of s, from the memo when they are there.
+func (n *normalizer) facts(s schemaSet) *setFacts {
+	key, ok := n.keyOf(s)
+	if ok {
+		if f, hit := n.memo.Load(key); hit {
+			return f.(*setFacts)
+		}
+	}
+	f := &setFacts{closed: n.closedCertain(s), required: requiredNames(s)}
+	f.canonOf, f.aliasesOf = n.aliases(s)
+	if ok {
+		n.memo.Store(key, f)
+	}
+	return f
 }
 
 // schemaSet is the conjunction of schema nodes that apply to one instance
@@ -136,7 +207,8 @@ func (n *normalizer) walk(v any, s schemaSet, path string) any {
 }
 
 func (n *normalizer) walkObject(obj map[string]any, s schemaSet, path string) map[string]any {
-	canonOf, aliasesOf := n.aliases(s)
+	facts := n.facts(s)
+	canonOf, aliasesOf := facts.canonOf, facts.aliasesOf
 	members := make(map[string]any, len(obj))
 	for _, name := range slices.Sorted(maps.Keys(obj)) {
 		canon, isAlias := canonOf[name]
@@ -152,8 +224,8 @@ func (n *normalizer) walkObject(obj map[string]any, s schemaSet, path string) ma
 		n.ops = append(n.ops, op)
 	}
 
-	strip := n.opts.ExtraFields != extraFieldsReject && n.closedCertain(s)
-	required := requiredNames(s)
+	strip := n.opts.ExtraFields != extraFieldsReject && facts.closed
+	required := facts.required
 	out := make(map[string]any, len(members))
 	for _, name := range slices.Sorted(maps.Keys(members)) {
 		v, mpath := members[name], contract.Member(path, name)
@@ -235,6 +307,23 @@ func (n *normalizer) flatten(subs ...any) schemaSet {
 // per node, the property's schema, else every matching patternProperties
 // schema, else additionalProperties.
 func (n *normalizer) child(s schemaSet, name string) schemaSet {
+	key, ok := n.keyOf(s)
+	if !ok || !declaredIn(s, name) {
+		// Undeclared names come from the output: not memoized, so that
+		// outputs cannot grow the memo.
+		return n.childOf(s, name)
+	}
+	ck := childKey{set: key, name: name}
+	if c, hit := n.memo.Load(ck); hit {
+		return c.(schemaSet)
+	}
+	c := n.childOf(s, name)
+	n.memo.Store(ck, c)
+	return c
+}
+
+// childOf computes child.
+func (n *normalizer) childOf(s schemaSet, name string) schemaSet {
 	var subs []any
 	partial := s.partial
 	for _, node := range s.nodes {
@@ -271,6 +360,47 @@ func (n *normalizer) child(s schemaSet, name string) schemaSet {
 // prefixItems then items (2020-12), or tuple items then additionalItems
 // (draft-07), or items for all.
 func (n *normalizer) item(s schemaSet, i int) schemaSet {
+	key, ok := n.keyOf(s)
+	if !ok || positional(s) {
+		return n.itemOf(s, i)
+	}
+	ik := childKey{set: key, item: true}
+	if c, hit := n.memo.Load(ik); hit {
+		return c.(schemaSet)
+	}
+	c := n.itemOf(s, i)
+	n.memo.Store(ik, c)
+	return c
+}
+
+// positional reports whether the schema of an array's elements under s
+// depends on their position (prefixItems, draft-07 tuple items).
+func positional(s schemaSet) bool {
+	for _, node := range s.nodes {
+		if _, ok := node["prefixItems"]; ok {
+			return true
+		}
+		if _, ok := node["items"].([]any); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// declaredIn reports whether some node of s declares property name.
+func declaredIn(s schemaSet, name string) bool {
+	for _, node := range s.nodes {
+		if props, ok := node["properties"].(map[string]any); ok {
+			if _, ok := props[name]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// itemOf computes item.
+func (n *normalizer) itemOf(s schemaSet, i int) schemaSet {
 	var subs []any
 	for _, node := range s.nodes {
 		if prefix, ok := node["prefixItems"].([]any); ok {

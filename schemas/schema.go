@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kaptinlin/jsonschema"
 
@@ -38,7 +39,14 @@ type Schema struct {
 	compiled  *jsonschema.Schema
 	reg       *Registry
 	serialize bool // the schema reaches patternProperties: see Registry.serialMu
+	memo      sync.Map
 }
+
+// Memo is a cache for what other packages derive from this schema's
+// immutable document (the normalizer's view of its object nodes, say), so
+// that it is computed once rather than per output. Keys are the deriving
+// package's own types; values must never be modified once stored.
+func (s *Schema) Memo() *sync.Map { return &s.memo }
 
 // Validate validates an instance decoded with encoding/json and UseNumber
 // (numbers are json.Number, objects map[string]any, arrays []any) and
