@@ -67,7 +67,10 @@ func (g *Gateway) prompt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text := bp.SystemPrompt
-	if bp.OutputSchema != nil {
+	switch {
+	case bp.Reply == schemas.ReplyToolOrAnswer:
+		text = handlers.SystemPrompt(bp.SystemPrompt, handlers.ReplySchema(bp))
+	case bp.OutputSchema != nil:
 		text = handlers.SystemPrompt(bp.SystemPrompt, bp.OutputSchema.Raw)
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -165,7 +165,10 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 
 	bp, hasBP := g.cfg.Registry.Blueprint(m.AgentID)
 	var schema *schemas.Schema
+	toolOrAnswer := hasBP && bp.Reply == schemas.ReplyToolOrAnswer
 	switch {
+	case toolOrAnswer:
+		// The blueprint's tools say what is valid (section 9).
 	case hasBP && bp.OutputSchema != nil:
 		schema = bp.OutputSchema
 	case m.SchemaID != "":
@@ -208,34 +211,47 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 		return g.publish(env, contract.OutcomeRefused, m, attempt, schemaID(schema), ev, st, now)
 	}
 
-	if schema == nil {
-		text := string(env.Payload)
-		ev := contract.ResultEvent{
-			EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
-			Attempt: attempt, ResultText: &text, Normalizations: []contract.Normalization{}, Timestamp: now,
-		}
-		return g.publish(env, contract.OutcomeValid, m, attempt, "", ev, st, now)
-	}
-
 	opts := CheckOptions{MaxDepth: g.cfg.MaxDepth, Coerce: true}
 	if hasBP {
 		opts.ExtraFields, opts.Coerce = bp.ExtraFields, bp.Coerce
 	}
-	v := Check(env.Payload, schema, opts)
+	switch {
+	case toolOrAnswer:
+		v, toolSchema := ReplyCheck(env.Payload, bp, opts)
+		return g.verdict(env, m, attempt, maxAttempts, v, toolSchema, ReplySchema(bp), st, now)
+	case schema != nil:
+		return g.verdict(env, m, attempt, maxAttempts, Check(env.Payload, schema, opts), schema.ID, schema.Raw, st, now)
+	}
+	text := string(env.Payload)
+	ev := contract.ResultEvent{
+		EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
+		Attempt: attempt, ResultText: &text, Normalizations: []contract.Normalization{}, Timestamp: now,
+	}
+	return g.publish(env, contract.OutcomeValid, m, attempt, "", ev, st, now)
+}
+
+// verdict turns the pipeline's verdict into the outcome: a valid result, a
+// retry request while attempts are left, else a dead letter. schemaID is
+// what the output was checked against ("" for a tool_or_answer answer);
+// promptSchema is what the retry prompt shows.
+func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict, schemaID string,
+	promptSchema json.RawMessage, st *contract.RunState, now time.Time) Decision {
 	if v.Valid {
-		id := schema.ID
 		ev := contract.ResultEvent{
 			EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
-			Attempt: attempt, SchemaID: &id, ResultData: v.Data,
+			Attempt: attempt, ResultData: v.Data,
 			Normalized: len(v.Normalizations) > 0, Normalizations: v.Normalizations, Timestamp: now,
 		}
-		d := g.publish(env, contract.OutcomeValid, m, attempt, schema.ID, ev, st, now)
+		if schemaID != "" {
+			ev.SchemaID = &schemaID
+		}
+		d := g.publish(env, contract.OutcomeValid, m, attempt, schemaID, ev, st, now)
 		d.Normalizations = v.Normalizations
 		return d
 	}
 
 	verr := contract.ValidationError{
-		Error: contract.ValidationErrorCode, SchemaID: schema.ID, AgentID: m.AgentID,
+		Error: contract.ValidationErrorCode, SchemaID: schemaID, AgentID: m.AgentID,
 		Violations: v.Violations, RawOutput: contract.TruncateRaw(env.Payload),
 	}
 	if attempt < maxAttempts {
@@ -243,16 +259,16 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 		ev := contract.RetryEvent{
 			EventType: contract.EventRetryRequested, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
 			Attempt: attempt, NextAttempt: attempt + 1, Error: verr,
-			RetryPrompt: RetryPrompt(v.Violations, schema.Raw), Timestamp: now,
+			RetryPrompt: RetryPrompt(v.Violations, promptSchema), Timestamp: now,
 		}
-		d := g.publish(env, contract.OutcomeRetry, m, attempt, schema.ID, ev, st, now)
+		d := g.publish(env, contract.OutcomeRetry, m, attempt, schemaID, ev, st, now)
 		d.Violations, d.Normalizations = v.Violations, v.Normalizations
 		return d
 	}
 	retries := maxAttempts - 1
 	msg := fmt.Sprintf("Output did not match schema after %d %s", retries, plural(retries, "retry", "retries"))
 	d := g.deadLetter(env, m, attempt, contract.ErrOutputSchemaValidationFailed, msg, &verr, st, now)
-	d.SchemaID = schema.ID
+	d.SchemaID = schemaID
 	d.Violations, d.Normalizations = v.Violations, v.Normalizations
 	return d
 }

@@ -518,8 +518,8 @@ func TestExampleConfig(t *testing.T) {
 		ids[id] = true
 	}
 	agents, _ := filepath.Glob(filepath.Join("..", "examples", "agents", "*.json"))
-	if len(agents) != 3 {
-		t.Errorf("%d example agents, want 3", len(agents))
+	if len(agents) != 4 {
+		t.Errorf("%d example agents, want 4", len(agents))
 	}
 	for _, f := range agents {
 		var bp struct {
@@ -530,6 +530,9 @@ func TestExampleConfig(t *testing.T) {
 			ExtraFields  string `json:"extra_fields"`
 			Coerce       *bool  `json:"coerce"`
 			SystemPrompt string `json:"system_prompt"`
+			// Section 9: a tool_or_answer agent has tools, no output_schema.
+			Reply string                     `json:"reply"`
+			Tools map[string]json.RawMessage `json:"tools"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(readTestFile(t, f)))
 		dec.DisallowUnknownFields()
@@ -540,7 +543,9 @@ func TestExampleConfig(t *testing.T) {
 		switch {
 		case bp.Name+".json" != filepath.Base(f):
 			t.Errorf("%s: name %q does not match the file", f, bp.Name)
-		case !ids[bp.OutputSchema]:
+		case bp.Reply == "tool_or_answer" && (bp.OutputSchema != "" || len(bp.Tools) == 0):
+			t.Errorf("%s: a tool_or_answer agent has tools and no output_schema", f)
+		case bp.Reply == "" && !ids[bp.OutputSchema]:
 			t.Errorf("%s: output_schema %q is not a bundled schema", f, bp.OutputSchema)
 		case bp.Description == "" || bp.SystemPrompt == "":
 			t.Errorf("%s: description and system_prompt are expected", f)

@@ -1,0 +1,126 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/schemas"
+)
+
+// Tool calls (contract section 9): a blueprint with reply "tool_or_answer"
+// accepts {"tool": "<name>", "args": {...}} or {"answer": "<text>"} and
+// nothing else (tier 1); a tool call's args must match that tool's input
+// schema (tier 2), with violation paths under $.args.
+
+// ReplyCheck is the pipeline for a tool_or_answer blueprint. Of several
+// candidate documents it takes the first that passes both tiers, else the
+// first. The verdict's SchemaID is the called tool's schema, "" for an
+// answer.
+func ReplyCheck(payload []byte, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = DefaultMaxDepth
+	}
+	cands, bad := Extract(payload, opts.MaxDepth)
+	if bad != nil {
+		return Verdict{Normalizations: []contract.Normalization{}, Violations: []contract.Violation{*bad}}, ""
+	}
+	var first Verdict
+	var firstID string
+	for i, c := range cands {
+		v, id := checkReply(c, bp, opts)
+		if v.Valid {
+			return v, id
+		}
+		if i == 0 {
+			first, firstID = v, id
+		}
+	}
+	return first, firstID
+}
+
+func checkReply(c Candidate, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
+	v := Verdict{Data: c.Doc, Normalizations: append([]contract.Normalization{}, c.Normalizations...)}
+	obj, ok := c.Doc.(map[string]any)
+	shape := contract.Violation{Path: "$", Keyword: "oneOf", HasReceived: false,
+		Message: `expected {"tool": "<name>", "args": {...}} or {"answer": "<text>"} and nothing else`}
+	switch {
+	case !ok:
+		v.Violations = []contract.Violation{shape}
+	case len(obj) == 1 && obj["answer"] != nil:
+		if _, isText := obj["answer"].(string); !isText {
+			v.Violations = []contract.Violation{{Path: "$.answer", Keyword: "type", Expected: "string",
+				Received: obj["answer"], HasReceived: true, Message: "the answer must be a string"}}
+		}
+	case len(obj) == 2 && obj["tool"] != nil && obj["args"] != nil:
+		return checkToolCall(v, obj, bp, opts)
+	default:
+		v.Violations = []contract.Violation{shape}
+	}
+	v.Valid = len(v.Violations) == 0
+	return v, ""
+}
+
+func checkToolCall(v Verdict, obj map[string]any, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
+	name, _ := obj["tool"].(string)
+	tool, known := bp.Tools[name]
+	if !known {
+		names := bp.ToolNames()
+		expected := make([]any, len(names))
+		for i, n := range names {
+			expected[i] = n
+		}
+		v.Violations = []contract.Violation{{Path: "$.tool", Keyword: "enum", Expected: expected,
+			Received: obj["tool"], HasReceived: true,
+			Message: "tool must be one of " + quoteList(names)}}
+		return v, ""
+	}
+	args, norms := Normalize(obj["args"], tool.Doc, tool, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
+	for _, n := range norms {
+		n.Path = underArgs(n.Path)
+		v.Normalizations = append(v.Normalizations, n)
+	}
+	for _, viol := range tool.Validate(args) {
+		viol.Path = underArgs(viol.Path)
+		v.Violations = append(v.Violations, viol)
+	}
+	v.Data = map[string]any{"tool": name, "args": args}
+	v.Valid = len(v.Violations) == 0
+	return v, tool.ID
+}
+
+// underArgs moves a path of the args document under $.args.
+func underArgs(path string) string {
+	return "$.args" + strings.TrimPrefix(path, "$")
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// ReplySchema is the schema of what a tool_or_answer blueprint accepts, for
+// the retry prompt and the system prompt: one branch per tool call, one for
+// the answer.
+func ReplySchema(bp *schemas.Blueprint) json.RawMessage {
+	var branches []any
+	for _, name := range bp.ToolNames() {
+		branches = append(branches, map[string]any{
+			"type": "object", "additionalProperties": false, "required": []string{"tool", "args"},
+			"properties": map[string]any{"tool": map[string]any{"const": name}, "args": bp.Tools[name].Raw},
+		})
+	}
+	branches = append(branches, map[string]any{
+		"type": "object", "additionalProperties": false, "required": []string{"answer"},
+		"properties": map[string]any{"answer": map[string]any{"type": "string"}},
+	})
+	b, err := json.Marshal(map[string]any{"oneOf": branches})
+	if err != nil {
+		panic(fmt.Sprintf("handlers: encoding reply schema: %v", err))
+	}
+	return b
+}
