@@ -2,8 +2,8 @@ package schemas
 
 import (
 	"encoding/json"
+	"github.com/kaptinlin/jsonpointer"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -141,29 +141,14 @@ func (s *Schema) resolveRef(ref string) (map[string]any, *Schema) {
 	return m, target
 }
 
-// pointer evaluates a JSON pointer (RFC 6901) against a decoded document.
+// pointer evaluates a JSON pointer (RFC 6901) against a decoded document;
+// nil when it points at nothing.
 func pointer(doc any, ptr string) any {
-	cur := doc
-	for _, tok := range strings.Split(ptr, "/")[1:] {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		switch v := cur.(type) {
-		case map[string]any:
-			next, ok := v[tok]
-			if !ok {
-				return nil
-			}
-			cur = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(v) {
-				return nil
-			}
-			cur = v[i]
-		default:
-			return nil
-		}
+	v, err := jsonpointer.Value(doc, ptr)
+	if err != nil {
+		return nil
 	}
-	return cur
+	return v
 }
 
 // anchor finds the subschema declaring "$anchor": name (or the draft-07

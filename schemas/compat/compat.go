@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kaptinlin/jsonpointer"
 	"io"
 	"maps"
 	"math/big"
@@ -658,27 +659,11 @@ func pointer(doc any, frag string) any {
 	if !strings.HasPrefix(frag, "/") {
 		return anchor(doc, frag)
 	}
-	cur := doc
-	for _, tok := range strings.Split(frag, "/")[1:] {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
-		switch v := cur.(type) {
-		case map[string]any:
-			next, ok := v[tok]
-			if !ok {
-				return nil
-			}
-			cur = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(v) {
-				return nil
-			}
-			cur = v[i]
-		default:
-			return nil
-		}
+	v, err := jsonpointer.Value(doc, frag)
+	if err != nil {
+		return nil
 	}
-	return cur
+	return v
 }
 
 // anchor finds the subschema declaring "$anchor": name (or draft-07's
