@@ -1,29 +1,42 @@
-// Command agentgate-bench is a load generator that compares agentgate's
-// throughput with the bus it runs on and with a minimal hand-written relay.
+// Command agentgate-bench measures agentgate against the bus it runs on and
+// against a minimal hand-written relay, in one run (issue 6).
 //
-// In one run, on one embedded NATS server (JetStream in a temporary
-// directory removed at exit), it measures:
+// It starts an embedded NATS server with JetStream (files in a temporary
+// directory removed at exit) in its own process and measures, on one load
+// of N raw outputs:
 //
-//   - jetstream publish: async publish of the payloads into a scratch stream;
-//   - jetstream consume: a durable pull consumer receiving and acking them;
-//   - relay: a nats.go relay (no Watermill) that pulls each raw output from a
-//     durable consumer, decodes it with encoding/json, validates it with the
-//     pr-reviewer blueprint's compiled schema, publishes a small outcome with
-//     a Nats-Msg-Id and acks;
-//   - agentgate: gateway.New + Run on the same server, fed the same payloads
-//     on agent.output.raw.pr-reviewer.
+//   - jetstream publish / consume: async publish of the payloads into a
+//     scratch stream, then a durable pull consumer that acks them: the
+//     ceiling;
+//   - relay: a hand-written nats.go relay (no Watermill) with the same
+//     decode, the same validator (each blueprint's compiled schemas.Schema)
+//     and a JetStream publish of an outcome, with a worker pool as large as
+//     the gateway's;
+//   - agentgate: gateway.New + Run (what `agentgate serve --nats-url` runs);
+//   - agentgate at half its peak rate (paced publisher), for p99 latency.
 //
-// For relay and agentgate the processor runs while the payloads are
-// published (async, bounded window); throughput is N divided by the time from
-// the first publish to the last outcome stored in JetStream, and latency is
-// each outcome's stored time minus the moment its raw output was handed to
-// the client. The payloads (1 to 4 KB pr-reviewer outputs: about 70 % valid,
-// 10 % drifted, 10 % invalid, 5 % refusals, 5 % prose) are generated
-// deterministically from -seed.
+// The relay and the gateway each run as a child process (this binary
+// started as "agentgate-bench child relay|gateway"), fresh for each phase,
+// so that their CPU time and peak RSS (from /proc) are theirs alone; the
+// server, the load generator and the outcome counter stay in the bench
+// process, whose CPU is reported separately.
+//
+// The load: half pr-reviewer, half tripwire-candidates outputs (the bundled
+// examples), 1 to 4 KB; in every 40, per agent, 14 valid, 2 drifted (fenced
+// in prose, with aliases), 2 invalid (retry requests), 1 refusal and 1 not
+// valid UTF-8 (an invalid_encoding dead letter), deterministic for -seed.
+//
+// Throughput is N over the time from the first publish to the last outcome
+// stored in JetStream; latency is each outcome's stored time minus the
+// moment its raw output was handed to the client.
+//
+// -soak N runs agentgate alone on N outputs with MaxAge on its streams,
+// and reports the gateway's RSS and goroutines after the first 100,000
+// outcomes and at the end.
 //
 // Usage:
 //
-//	go run ./cmd/agentgate-bench [-n 5000] [-config examples] [-json]
+//	go run ./cmd/agentgate-bench [-n 20000] [-json] [-rate R] [-half=false] [-soak N]
 package main
 
 import (
@@ -36,7 +49,8 @@ import (
 	"maps"
 	"os"
 	"os/signal"
-	"runtime/pprof"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -49,37 +63,69 @@ import (
 	"github.com/agentgate/agentgate/schemas"
 )
 
-// cpuProfile names the file of the agentgate phase's CPU profile, if any.
-var cpuProfile string
-
 // report is everything the bench prints.
 type report struct {
-	N        int      `json:"n"`
-	Agent    string   `json:"agent"`
-	Payloads mixStats `json:"payloads"`
-	Results  []result `json:"results"`
-	Ratio    float64  `json:"agentgate_relay_ratio"`
+	N          int      `json:"n"`
+	Seed       uint64   `json:"seed"`
+	Agents     []string `json:"agents"`
+	Workers    int      `json:"workers"`
+	GOMAXPROCS int      `json:"gomaxprocs"`
+	NumCPU     int      `json:"num_cpu"`
+	// LoadAverage is the 1-minute load average before the run: other work
+	// on the box skews every figure.
+	LoadAverage float64  `json:"load_average_1m"`
+	Payloads    mixStats `json:"payloads"`
+	Results     []result `json:"results,omitempty"`
+	// Ratio is agentgate's throughput over the relay's (both unpaced).
+	Ratio float64     `json:"agentgate_relay_ratio,omitempty"`
+	Soak  *soakReport `json:"soak,omitempty"`
+}
+
+// options are the command line's.
+type options struct {
+	n          int
+	configDir  string
+	seed       uint64
+	window     int
+	timeout    time.Duration
+	workers    int
+	rate       float64
+	half       bool
+	soak       int
+	soakWindow int
+	soakMaxAge time.Duration
+	cpuprofile string
 }
 
 func main() {
-	var (
-		n         = flag.Int("n", 5000, "number of raw outputs per measurement")
-		configDir = flag.String("config", "examples", "configuration directory (schemas/ and agents/)")
-		asJSON    = flag.Bool("json", false, "print the report as JSON")
-		seed      = flag.Uint64("seed", 1, "seed of the payload generator")
-		window    = flag.Int("window", 256, "most async publishes awaiting their ack")
-		timeout   = flag.Duration("timeout", 5*time.Minute, "bound on each phase's wait for acks and outcomes")
-	)
-	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the agentgate phase (whole process) to this file")
+	if len(os.Args) > 1 && os.Args[1] == "child" {
+		os.Exit(childMain(os.Args[2:]))
+	}
+	var o options
+	asJSON := flag.Bool("json", false, "print the report as JSON")
+	flag.IntVar(&o.n, "n", 20000, "raw outputs per measurement")
+	flag.StringVar(&o.configDir, "config", "examples", "configuration directory (schemas/ and agents/) with the pr-reviewer and tripwire-candidates blueprints")
+	flag.Uint64Var(&o.seed, "seed", 1, "seed of the payload generator")
+	flag.IntVar(&o.window, "window", 256, "most async publishes awaiting their ack")
+	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "bound on each phase")
+	flag.IntVar(&o.workers, "workers", 0, "worker pool of the relay and gateway.Config.Workers (0: the gateway's default, 4 × GOMAXPROCS)")
+	flag.Float64Var(&o.rate, "rate", 0, "pace the relay and agentgate publishers at this many msgs/s (0: as fast as the window allows)")
+	flag.BoolVar(&o.half, "half", true, "rerun agentgate paced at half its measured peak and report its latency (ignored with -rate)")
+	flag.IntVar(&o.soak, "soak", 0, "instead of the comparison, soak agentgate alone with this many outputs (e.g. 1000000)")
+	flag.IntVar(&o.soakWindow, "soak-window", 4096, "soak: most outputs published without an outcome yet (unless -rate)")
+	flag.DurationVar(&o.soakMaxAge, "soak-max-age", 2*time.Minute, "soak: MaxAge of the gateway's streams and run-state bucket, to bound the disk")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway process (peak agentgate phase, or the soak) to this file")
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), `agentgate-bench: measure agentgate against the bare bus and a minimal relay.
 
 Starts an embedded NATS server with JetStream in a temporary directory and, in
-one run, measures JetStream async publish and durable consume of the same
-payloads, a hand-written nats.go relay (decode + validate + publish + ack) and
-agentgate itself (gateway.New + Run) on N pr-reviewer outputs. Prints a table
-of msgs/s (with p50/p99 latency for relay and agentgate) and the
-agentgate/relay ratio.
+one run, measures JetStream async publish and durable consume of the payloads
+(the ceiling), a hand-written nats.go relay (decode + validate + publish + ack,
+same validator, same worker count) and agentgate itself (gateway.New + Run),
+each in a child process of its own, then agentgate paced at half its peak.
+Prints msgs/s, latency p50/p99/max, CPU seconds per 1,000 messages, peak RSS
+and the agentgate/relay ratio. -soak N instead runs agentgate alone on N
+outputs and checks that its RSS and goroutine count stay flat.
 
 Usage: go run ./cmd/agentgate-bench [flags]   (or: make bench)
 
@@ -88,13 +134,20 @@ Flags:
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if *n < 1 || *window < 1 || *timeout <= 0 {
-		fmt.Fprintln(os.Stderr, "agentgate-bench: -n, -window and -timeout must be positive")
+	if o.n < 1 || o.window < 1 || o.timeout <= 0 || o.workers < 0 || o.rate < 0 || o.soak < 0 || o.soakWindow < 1 || o.soakMaxAge < 0 {
+		fmt.Fprintln(os.Stderr, "agentgate-bench: -n, -window, -timeout and -soak-window must be positive; -workers, -rate, -soak and -soak-max-age not negative")
 		os.Exit(2)
+	}
+	if o.workers == 0 {
+		o.workers = 4 * runtime.GOMAXPROCS(0)
+	}
+	if o.cpuprofile != "" {
+		// The child writes it, maybe from another working directory.
+		o.cpuprofile, _ = filepath.Abs(o.cpuprofile)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep, err := run(ctx, *n, *configDir, *seed, *window, *timeout)
+	rep, err := run(ctx, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "agentgate-bench:", err)
 		stop()
@@ -111,13 +164,27 @@ Flags:
 
 // run starts the server and runs every phase in order, cleaning up
 // whatever happens.
-func run(ctx context.Context, n int, configDir string, seed uint64, window int, timeout time.Duration) (*report, error) {
-	reg, err := schemas.Load(configDir)
+func run(ctx context.Context, o options) (*report, error) {
+	reg, err := schemas.Load(o.configDir)
 	if err != nil {
-		return nil, fmt.Errorf("loading %s: %w", configDir, err)
+		return nil, fmt.Errorf("loading %s: %w", o.configDir, err)
 	}
-	ps, mix := generate(n, seed)
-	rep := &report{N: n, Agent: agent, Payloads: mix}
+	for _, a := range agents {
+		if bp, ok := reg.Blueprint(a); !ok || bp.OutputSchema == nil {
+			return nil, fmt.Errorf("no blueprint %q with an output schema in %s", a, o.configDir)
+		}
+	}
+	load1 := loadAverage()
+	if load1 >= 0.5 {
+		progress("warning: the 1-minute load average is %.2f: other work on this box skews the figures", load1)
+	}
+	n := o.n
+	if o.soak > 0 {
+		n = o.soak
+	}
+	l, mix := generate(n, o.seed)
+	rep := &report{N: n, Seed: o.seed, Agents: agents, Workers: o.workers,
+		GOMAXPROCS: runtime.GOMAXPROCS(0), NumCPU: runtime.NumCPU(), LoadAverage: load1, Payloads: mix}
 
 	dir, err := os.MkdirTemp("", "agentgate-bench-*")
 	if err != nil {
@@ -139,39 +206,46 @@ func run(ctx context.Context, n int, configDir string, seed uint64, window int, 
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{url: srv.ClientURL(), nc: nc, js: js, ps: ps, window: window, timeout: timeout}
+	b := &bench{url: srv.ClientURL(), nc: nc, js: js, load: l, configDir: o.configDir,
+		workers: o.workers, window: o.window, timeout: o.timeout}
+
+	if o.soak > 0 {
+		rep.Soak, err = b.soak(ctx, o.soakWindow, o.soakMaxAge, o.rate, o.cpuprofile)
+		if err != nil {
+			return nil, fmt.Errorf("soak: %w", err)
+		}
+		return rep, nil
+	}
 
 	progress("jetstream baseline, %d messages", n)
 	pub, con, err := b.baseline(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
-	progress("relay")
-	rel, err := b.runRelay(ctx, reg)
+	rep.Results = append(rep.Results, pub, con)
+	progress("relay, %d workers", o.workers)
+	rel, err := b.runRelay(ctx, "relay", o.rate)
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
-	progress("agentgate")
-	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return nil, err
-		}
-	}
-	ag, err := b.runGateway(ctx, configDir)
-	if cpuProfile != "" {
-		pprof.StopCPUProfile()
-	}
+	rep.Results = append(rep.Results, rel)
+	progress("agentgate, %d workers", o.workers)
+	ag, err := b.runGateway(ctx, "agentgate", o.rate, o.cpuprofile)
 	if err != nil {
 		return nil, fmt.Errorf("agentgate: %w", err)
 	}
-	rep.Results = []result{pub, con, rel, ag}
-	if rel.MsgsPerSec > 0 {
+	rep.Results = append(rep.Results, ag)
+	if o.rate == 0 && rel.MsgsPerSec > 0 {
 		rep.Ratio = ag.MsgsPerSec / rel.MsgsPerSec
+	}
+	if o.rate == 0 && o.half && ag.MsgsPerSec > 0 {
+		half := ag.MsgsPerSec / 2
+		progress("agentgate paced at %.0f msgs/s (half its peak)", half)
+		r, err := b.runGateway(ctx, "agentgate half", half, "")
+		if err != nil {
+			return nil, fmt.Errorf("agentgate at half rate: %w", err)
+		}
+		rep.Results = append(rep.Results, r)
 	}
 	return rep, nil
 }
@@ -182,29 +256,69 @@ func progress(format string, args ...any) {
 
 // printTable writes the human-readable report.
 func printTable(w io.Writer, rep *report) {
-	var mix []string
+	var mix, byAgent []string
 	for _, k := range kindNames {
 		mix = append(mix, fmt.Sprintf("%s %d", k, rep.Payloads.Count[k]))
 	}
-	fmt.Fprintf(w, "%d %s outputs, %d to %d bytes (avg %d): %s\n\n", rep.N, rep.Agent,
+	for _, a := range rep.Agents {
+		byAgent = append(byAgent, fmt.Sprintf("%s %d", a, rep.Payloads.ByAgent[a]))
+	}
+	fmt.Fprintf(w, "%d outputs (%s), %d to %d bytes (avg %d): %s\n", rep.N, strings.Join(byAgent, ", "),
 		rep.Payloads.MinBytes, rep.Payloads.MaxBytes, rep.Payloads.AvgBytes, strings.Join(mix, ", "))
-	fmt.Fprintf(w, "%-18s %10s %8s %8s %8s\n", "", "msgs/s", "seconds", "p50 ms", "p99 ms")
-	ms := func(v float64) string {
+	fmt.Fprintf(w, "GOMAXPROCS %d, %d CPUs, load average %.2f before the run; relay and agentgate: %d workers each, each in a child process; NATS in the bench process\n\n",
+		rep.GOMAXPROCS, rep.NumCPU, rep.LoadAverage, rep.Workers)
+	if rep.Soak != nil {
+		printSoak(w, rep.Soak)
+		return
+	}
+	fmt.Fprintf(w, "%-24s %8s %7s %7s %7s %7s %8s %5s %8s %8s\n",
+		"", "msgs/s", "seconds", "p50 ms", "p99 ms", "max ms", "CPU s/1k", "cores", "peak RSS", "bus s/1k")
+	f := func(v float64, format string) string {
 		if v == 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.1f", v)
+		return fmt.Sprintf(format, v)
 	}
 	for _, r := range rep.Results {
-		fmt.Fprintf(w, "%-18s %10.0f %8.2f %8s %8s\n", r.Name, r.MsgsPerSec, r.Seconds, ms(r.P50Ms), ms(r.P99Ms))
+		name := r.Name
+		if r.PacedRate > 0 {
+			name += fmt.Sprintf(" @ %.0f/s", r.PacedRate)
+		}
+		fmt.Fprintf(w, "%-24s %8.0f %7.2f %7s %7s %7s %8s %5s %8s %8s\n", name, r.MsgsPerSec, r.Seconds,
+			f(r.P50Ms, "%.1f"), f(r.P99Ms, "%.1f"), f(r.MaxMs, "%.1f"), f(r.CPUPer1k, "%.3f"),
+			f(r.Cores, "%.2f"), f(r.PeakRSSMB, "%.0f MB"), f(r.BenchCPUPer1k, "%.3f"))
 	}
+	fmt.Fprintln(w, "\nCPU s/1k, cores, peak RSS: the relay or gateway process alone (peak RSS = its VmHWM);")
+	fmt.Fprintln(w, "bus s/1k: the bench process (embedded NATS server, load generator, outcome polling).")
 	fmt.Fprintln(w)
 	for _, r := range rep.Results {
 		if len(r.Outcomes) > 0 {
 			fmt.Fprintf(w, "%s outcomes: %s\n", r.Name, outcomeList(r.Outcomes))
 		}
 	}
-	fmt.Fprintf(w, "agentgate/relay ratio: %.2f\n", rep.Ratio)
+	if rep.Ratio > 0 {
+		fmt.Fprintf(w, "agentgate/relay throughput: %.2f (target >= 0.90)\n", rep.Ratio)
+	}
+	for _, r := range rep.Results {
+		if r.Name == "agentgate half" {
+			fmt.Fprintf(w, "agentgate p99 at half its peak (%.0f msgs/s): %.1f ms (target <= 5 ms)\n", r.PacedRate, r.P99Ms)
+		}
+	}
+}
+
+func printSoak(w io.Writer, s *soakReport) {
+	how := fmt.Sprintf("windowed, at most %d without an outcome", s.Window)
+	if s.PacedRate > 0 {
+		how = fmt.Sprintf("paced at %.0f msgs/s", s.PacedRate)
+	}
+	fmt.Fprintf(w, "soak: agentgate alone, %s, streams and run-state MaxAge %s\n", how, s.MaxAge)
+	fmt.Fprintf(w, "%.0f msgs/s over %.1f s, CPU %.3f s/1k (%.2f cores), peak RSS %.0f MB\n", s.MsgsPerSec, s.Seconds, s.CPUPer1k, s.Cores, s.PeakRSSMB)
+	fmt.Fprintf(w, "outcomes: %s\n\n", outcomeList(s.Outcomes))
+	fmt.Fprintf(w, "%-18s %9s %8s %8s %8s %10s\n", "", "outcomes", "seconds", "RSS MB", "heap MB", "goroutines")
+	for _, p := range s.Points {
+		fmt.Fprintf(w, "%-18s %9d %8.1f %8.1f %8.1f %10d\n", p.Label, p.Outcomes, p.Seconds, p.RSSMB, p.HeapMB, p.Goroutines)
+	}
+	fmt.Fprintf(w, "\n%s\n", soakVerdict(s))
 }
 
 // outcomeList writes outcome counts by the Outcome header, sorted.

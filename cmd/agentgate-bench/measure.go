@@ -18,11 +18,28 @@ import (
 
 // result is one row of the report.
 type result struct {
-	Name       string         `json:"name"`
-	MsgsPerSec float64        `json:"msgs_per_sec"`
-	Seconds    float64        `json:"seconds"`
-	P50Ms      float64        `json:"p50_ms,omitempty"`
-	P99Ms      float64        `json:"p99_ms,omitempty"`
+	Name string `json:"name"`
+	// PacedRate is the publisher's pace in msgs/s; 0 for as fast as the
+	// async publish window allows.
+	PacedRate  float64 `json:"paced_rate,omitempty"`
+	MsgsPerSec float64 `json:"msgs_per_sec"`
+	Seconds    float64 `json:"seconds"`
+	P50Ms      float64 `json:"p50_ms,omitempty"`
+	P99Ms      float64 `json:"p99_ms,omitempty"`
+	MaxMs      float64 `json:"max_ms,omitempty"`
+	// CPUPer1k is the CPU seconds per 1,000 messages of the process under
+	// test (the gateway or relay child) over the phase; Cores is that CPU
+	// over the phase's wall time.
+	CPUPer1k float64 `json:"cpu_seconds_per_1k,omitempty"`
+	Cores    float64 `json:"cores,omitempty"`
+	// PeakRSSMB is the child's VmHWM (it is started fresh for the phase).
+	PeakRSSMB float64 `json:"peak_rss_mb,omitempty"`
+	// BenchCPUPer1k is the CPU seconds per 1,000 messages of the bench
+	// process itself over the phase: the embedded NATS server, the load
+	// generator and the outcome counter (the bus's share of the work).
+	BenchCPUPer1k float64 `json:"bench_cpu_seconds_per_1k,omitempty"`
+	// Goroutines of the gateway at the end of the phase (from its /metrics).
+	Goroutines int            `json:"goroutines,omitempty"`
 	Outcomes   map[string]int `json:"outcomes,omitempty"`
 }
 
@@ -49,31 +66,58 @@ func newPublisher(nc *nats.Conn, window int) (*publisher, error) {
 	return p, nil
 }
 
-// publishAll publishes every payload to subject(agent) with its Run-Id and a
-// Nats-Msg-Id, records when each was handed to the client in sent (indexed
-// like ps) and waits until JetStream acknowledged them all. It returns the
-// time of the first publish.
-func (p *publisher) publishAll(ctx context.Context, subject string, ps []payload, sent []time.Time) (time.Time, error) {
+// publishOpts shape a publishing run.
+type publishOpts struct {
+	// subject is where an agent's raw outputs go.
+	subject func(agent string) string
+	// stamp, if set, records when output i was handed to the client.
+	stamp func(i int, t time.Time)
+	// rate paces the publishes at so many msgs/s (0: no pacing).
+	rate float64
+	// gate, if set, is called before output i and may block (windowing).
+	gate func(ctx context.Context, i int) error
+}
+
+// publishAll publishes outputs 0..l.n-1, each with its Run-Id and a
+// Nats-Msg-Id, and waits until JetStream acknowledged them all. It returns
+// the time of the first publish.
+func (p *publisher) publishAll(ctx context.Context, l *load, o publishOpts) (time.Time, error) {
 	start := time.Now()
-	for i, pl := range ps {
+	for i := range l.n {
+		if o.gate != nil {
+			if err := o.gate(ctx, i); err != nil {
+				return start, err
+			}
+		}
+		if o.rate > 0 {
+			due := start.Add(time.Duration(float64(i) * float64(time.Second) / o.rate))
+			if d := time.Until(due); d > 0 {
+				time.Sleep(d)
+			}
+		}
+		pl := l.at(i)
+		subject, id := o.subject(pl.agent), runID(i)
 		m := nats.NewMsg(subject)
 		m.Data = pl.data
-		m.Header.Set(contract.HeaderRunID, pl.runID)
-		m.Header.Set(contract.HeaderMsgID, subject+"/"+pl.runID)
+		m.Header.Set(contract.HeaderRunID, id)
+		m.Header.Set(contract.HeaderMsgID, subject+"/"+id)
 		for {
-			if sent != nil {
-				sent[i] = time.Now()
+			if o.stamp != nil {
+				o.stamp(i, time.Now())
 			}
 			_, err := p.js.PublishMsgAsync(m)
 			if err == nil {
 				break
 			}
 			if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
-				return start, fmt.Errorf("publishing %s: %w", pl.runID, err)
+				return start, fmt.Errorf("publishing %s: %w", id, err)
 			}
 			if ctx.Err() != nil {
 				return start, ctx.Err()
 			}
+		}
+		if i%1024 == 0 && ctx.Err() != nil {
+			return start, ctx.Err()
 		}
 	}
 	select {
@@ -87,23 +131,28 @@ func (p *publisher) publishAll(ctx context.Context, subject string, ps []payload
 	return start, nil
 }
 
-// waitCount polls the streams until they hold at least n messages in all.
+// stored is how many messages the streams have stored since they were
+// created (their last sequence numbers: messages that expired count too).
+func stored(ctx context.Context, js jetstream.JetStream, streams ...string) (uint64, error) {
+	var total uint64
+	for _, name := range streams {
+		s, err := js.Stream(ctx, name) // fetches the stream info
+		if err != nil {
+			return 0, fmt.Errorf("stream %s: %w", name, err)
+		}
+		total += s.CachedInfo().State.LastSeq
+	}
+	return total, nil
+}
+
+// waitCount polls the streams until they have stored at least n messages.
 func waitCount(ctx context.Context, js jetstream.JetStream, n uint64, streams ...string) error {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	var total uint64
 	for {
-		total = 0
-		for _, name := range streams {
-			s, err := js.Stream(ctx, name)
-			if err != nil {
-				return fmt.Errorf("stream %s: %w", name, err)
-			}
-			info, err := s.Info(ctx)
-			if err != nil {
-				return fmt.Errorf("stream %s: %w", name, err)
-			}
-			total += info.State.Msgs
+		total, err := stored(ctx, js, streams...)
+		if err != nil {
+			return err
 		}
 		if total >= n {
 			return nil
@@ -132,11 +181,7 @@ func collect(ctx context.Context, js jetstream.JetStream, sent []time.Time, stre
 		if err != nil {
 			return c, err
 		}
-		info, err := s.Info(ctx)
-		if err != nil {
-			return c, err
-		}
-		want := info.State.Msgs
+		want := s.CachedInfo().State.Msgs
 		if want == 0 {
 			continue
 		}
@@ -145,7 +190,7 @@ func collect(ctx context.Context, js jetstream.JetStream, sent []time.Time, stre
 			return c, err
 		}
 		for got := uint64(0); got < want; {
-			batch, err := cons.Fetch(500, jetstream.FetchMaxWait(2*time.Second))
+			batch, err := cons.Fetch(1000, jetstream.FetchMaxWait(2*time.Second))
 			if err != nil {
 				return c, err
 			}
@@ -176,13 +221,24 @@ func collect(ctx context.Context, js jetstream.JetStream, sent []time.Time, stre
 	return c, nil
 }
 
-func runIndex(runID string) (int, bool) {
-	s, ok := strings.CutPrefix(runID, "bench-")
+func runIndex(id string) (int, bool) {
+	s, ok := strings.CutPrefix(id, "bench-")
 	if !ok {
 		return 0, false
 	}
 	i, err := strconv.Atoi(s)
 	return i, err == nil && i >= 0
+}
+
+// percentiles returns p50, p99 and max of ds (sorted in place), in ms.
+func percentiles(ds []time.Duration) (p50, p99, mx float64) {
+	if len(ds) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(ds)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	pct := func(p float64) float64 { return ms(ds[min(len(ds)-1, int(p*float64(len(ds))))]) }
+	return pct(0.50), pct(0.99), ms(ds[len(ds)-1])
 }
 
 // endToEnd turns a first publish time and the collected outcomes into a
@@ -194,13 +250,14 @@ func endToEnd(name string, n int, start time.Time, c collected) result {
 	if el > 0 {
 		r.MsgsPerSec = float64(n) / el.Seconds()
 	}
-	if len(c.latencies) > 0 {
-		slices.Sort(c.latencies)
-		pct := func(p float64) float64 {
-			i := min(len(c.latencies)-1, int(p*float64(len(c.latencies))))
-			return float64(c.latencies[i].Microseconds()) / 1000
-		}
-		r.P50Ms, r.P99Ms = pct(0.50), pct(0.99)
-	}
+	r.P50Ms, r.P99Ms, r.MaxMs = percentiles(c.latencies)
 	return r
+}
+
+// per1k is d in seconds per 1,000 of n messages.
+func per1k(d time.Duration, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return d.Seconds() * 1000 / float64(n)
 }

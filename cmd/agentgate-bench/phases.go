@@ -1,45 +1,37 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"strings"
+	"os"
+	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/gateway"
-	"github.com/agentgate/agentgate/schemas"
 	"github.com/agentgate/agentgate/subjects"
 )
 
 const (
-	agent          = "pr-reviewer"
-	scratchStream  = "BENCH_SCRATCH"
-	scratchSubject = "bench.scratch." + agent
-	relayRawStream = "BENCH_RELAY_RAW"
-	relayOutStream = "BENCH_RELAY_OUT"
-	relayRawPrefix = "bench.relay.raw"
-	relayOutPrefix = "bench.relay.out"
-	maxAckPending  = 256 // the gateway's default, used by the relay too
+	scratchStream = "BENCH_SCRATCH"
+	scratchPrefix = "bench.scratch"
+	maxAckPending = 256 // the gateway's default, used by the relay and the baseline too
 )
 
 // bench holds what every phase shares.
 type bench struct {
-	url     string
-	nc      *nats.Conn
-	js      jetstream.JetStream
-	ps      []payload
-	window  int
-	timeout time.Duration // bound on each wait for outcomes
+	url       string
+	nc        *nats.Conn
+	js        jetstream.JetStream
+	load      *load
+	configDir string
+	workers   int
+	window    int
+	timeout   time.Duration // bound on each phase
 }
 
 func (b *bench) stream(ctx context.Context, name string, subjects ...string) error {
@@ -52,7 +44,7 @@ func (b *bench) stream(ctx context.Context, name string, subjects ...string) err
 // baseline measures the bus alone: async publish of the payloads into a
 // scratch stream, then a durable pull consumer that receives and acks them.
 func (b *bench) baseline(ctx context.Context) (pub, con result, err error) {
-	if err := b.stream(ctx, scratchStream, "bench.scratch.>"); err != nil {
+	if err := b.stream(ctx, scratchStream, scratchPrefix+".>"); err != nil {
 		return pub, con, err
 	}
 	defer func() { _ = b.js.DeleteStream(context.WithoutCancel(ctx), scratchStream) }()
@@ -63,11 +55,14 @@ func (b *bench) baseline(ctx context.Context) (pub, con result, err error) {
 	}
 	pctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
-	start, err := p.publishAll(pctx, scratchSubject, b.ps, nil)
+	n := b.load.n
+	self0 := selfCPU()
+	start, err := p.publishAll(pctx, b.load, publishOpts{subject: func(a string) string { return scratchPrefix + "." + a }})
 	if err != nil {
 		return pub, con, err
 	}
-	pub = rate("jetstream publish", len(b.ps), time.Since(start))
+	pub = rateRow("jetstream publish", n, time.Since(start))
+	pub.BenchCPUPer1k = per1k(selfCPU()-self0, n)
 
 	cons, err := b.js.CreateOrUpdateConsumer(ctx, scratchStream, jetstream.ConsumerConfig{
 		Durable: "bench-consume", AckPolicy: jetstream.AckExplicitPolicy, MaxAckPending: maxAckPending,
@@ -75,12 +70,12 @@ func (b *bench) baseline(ctx context.Context) (pub, con result, err error) {
 	if err != nil {
 		return pub, con, err
 	}
-	n, done := int64(len(b.ps)), make(chan struct{})
+	done := make(chan struct{})
 	var count atomic.Int64
-	start = time.Now()
+	self0, start = selfCPU(), time.Now()
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		_ = m.Ack()
-		if count.Add(1) == n {
+		if count.Add(1) == int64(n) {
 			close(done)
 		}
 	})
@@ -97,74 +92,18 @@ func (b *bench) baseline(ctx context.Context) (pub, con result, err error) {
 	if err := b.nc.FlushWithContext(pctx); err != nil {
 		return pub, con, err
 	}
-	return pub, rate("jetstream consume", len(b.ps), time.Since(start)), nil
+	con = rateRow("jetstream consume", n, time.Since(start))
+	con.BenchCPUPer1k = per1k(selfCPU()-self0, n)
+	return pub, con, nil
 }
 
-func rate(name string, n int, d time.Duration) result {
+func rateRow(name string, n int, d time.Duration) result {
 	return result{Name: name, MsgsPerSec: float64(n) / d.Seconds(), Seconds: d.Seconds()}
 }
 
-// relay is a minimal hand-written nats.go relay doing per message what the
-// gateway does at its core: decode, validate against the blueprint's
-// compiled schema, publish an outcome (with a Nats-Msg-Id), then ack.
-type relay struct {
-	js     jetstream.JetStream
-	schema *schemas.Schema
-}
-
-// relayOutcome is the relay's small outcome document.
-type relayOutcome struct {
-	RunID      string               `json:"run_id"`
-	AgentID    string               `json:"agent_id"`
-	Attempt    int                  `json:"attempt"`
-	Outcome    string               `json:"outcome"`
-	Violations []contract.Violation `json:"violations,omitempty"`
-}
-
-func (r *relay) handle(m jetstream.Msg) {
-	out := relayOutcome{
-		RunID:   m.Headers().Get(contract.HeaderRunID),
-		AgentID: strings.TrimPrefix(m.Subject(), relayRawPrefix+"."),
-		Attempt: 1,
-		Outcome: "valid",
-	}
-	dec := json.NewDecoder(bytes.NewReader(m.Data()))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		out.Outcome = "invalid"
-		out.Violations = []contract.Violation{{Path: "$", Keyword: "json", Message: err.Error()}}
-	} else if v := r.schema.Validate(doc); len(v) > 0 {
-		out.Outcome, out.Violations = "invalid", v
-	}
-	body, err := json.Marshal(out)
-	if err != nil {
-		_ = m.Term()
-		return
-	}
-	msg := nats.NewMsg(relayOutPrefix + "." + out.AgentID)
-	msg.Data = body
-	msg.Header.Set(contract.HeaderRunID, out.RunID)
-	msg.Header.Set(contract.HeaderAgentID, out.AgentID)
-	msg.Header.Set(contract.HeaderAttempt, "1")
-	msg.Header.Set(contract.HeaderOutcome, out.Outcome)
-	msg.Header.Set(contract.HeaderMsgID, out.RunID+".1."+out.Outcome)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := r.js.PublishMsg(ctx, msg); err != nil {
-		_ = m.NakWithDelay(time.Second)
-		return
-	}
-	_ = m.Ack()
-}
-
-// runRelay measures the relay: it runs on its own connection and durable
-// consumer while the payloads are published, like the gateway.
-func (b *bench) runRelay(ctx context.Context, reg *schemas.Registry) (result, error) {
-	bp, ok := reg.Blueprint(agent)
-	if !ok || bp.OutputSchema == nil {
-		return result{}, fmt.Errorf("no blueprint %q with an output schema in the configuration", agent)
-	}
+// runRelay measures the relay (see relay), run as a child process on its
+// own streams and durable consumer while the payloads are published.
+func (b *bench) runRelay(ctx context.Context, name string, rate float64) (result, error) {
 	if err := b.stream(ctx, relayRawStream, relayRawPrefix+".>"); err != nil {
 		return result{}, err
 	}
@@ -176,89 +115,109 @@ func (b *bench) runRelay(ctx context.Context, reg *schemas.Registry) (result, er
 			_ = b.js.DeleteStream(context.WithoutCancel(ctx), s)
 		}
 	}()
-
-	nc, err := nats.Connect(b.url, nats.Name("agentgate-bench-relay"))
-	if err != nil {
-		return result{}, err
-	}
-	defer nc.Close()
-	rjs, err := jetstream.New(nc)
-	if err != nil {
-		return result{}, err
-	}
-	cons, err := rjs.CreateOrUpdateConsumer(ctx, relayRawStream, jetstream.ConsumerConfig{
-		Durable: "bench-relay", AckPolicy: jetstream.AckExplicitPolicy,
+	if _, err := b.js.CreateOrUpdateConsumer(ctx, relayRawStream, jetstream.ConsumerConfig{
+		Durable: relayConsumer, AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: 30 * time.Second, MaxAckPending: maxAckPending,
-	})
+	}); err != nil {
+		return result{}, err
+	}
+	ch, err := startChild(ctx, "relay", "-nats-url", b.url, "-config", b.configDir, "-workers", strconv.Itoa(b.workers))
 	if err != nil {
 		return result{}, err
 	}
-	r := &relay{js: rjs, schema: bp.OutputSchema}
-	cc, err := cons.Consume(r.handle)
-	if err != nil {
-		return result{}, err
-	}
-	defer cc.Stop()
-
-	return b.endToEnd(ctx, "relay", relayRawPrefix+"."+agent, relayOutStream)
+	defer stopChild(ch)
+	return b.measure(ctx, name, ch, "", func(a string) string { return relayRawPrefix + "." + a }, rate, relayOutStream)
 }
 
-// runGateway measures agentgate itself: gateway.New + Run on the same
-// server, then the payloads published to agent.output.raw.<agent>.
-func (b *bench) runGateway(ctx context.Context, configDir string) (result, error) {
-	gctx, stop := context.WithCancel(ctx)
-	defer stop()
-	g, err := gateway.New(gctx, gateway.Config{
-		ConfigDir: configDir, NATSURL: b.url, HTTPAddr: "127.0.0.1:0",
-		Logger: slog.New(slog.DiscardHandler),
-	})
+// runGateway measures agentgate: a child process running gateway.New + Run
+// against the bench's server, on fresh streams, fed the payloads on
+// agent.output.raw.<agent>.
+func (b *bench) runGateway(ctx context.Context, name string, rate float64, profile string) (result, error) {
+	b.resetGateway(ctx)
+	defer b.resetGateway(context.WithoutCancel(ctx))
+	ch, err := b.startGateway(ctx, 0, profile)
 	if err != nil {
 		return result{}, err
 	}
-	var runErr error
-	done := make(chan struct{})
-	go func() { runErr = g.Run(gctx); close(done) }()
-	defer func() {
-		stop()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-		}
-	}()
-	if err := waitHealthy(ctx, "http://"+g.HTTPAddr()+"/healthz", done); err != nil {
-		select {
-		case <-done:
-			err = errors.Join(err, runErr)
-		default:
-		}
-		return result{}, err
-	}
-	return b.endToEnd(ctx, "agentgate", subjects.Raw(agent), subjects.OutcomeStreams...)
+	defer stopChild(ch)
+	return b.measure(ctx, name, ch, ch.info, subjects.Raw, rate, subjects.OutcomeStreams...)
 }
 
-// endToEnd publishes every payload to subject while a processor runs, waits
+func (b *bench) startGateway(ctx context.Context, maxAge time.Duration, profile string) (*child, error) {
+	args := []string{"-nats-url", b.url, "-config", b.configDir, "-workers", strconv.Itoa(b.workers)}
+	if maxAge > 0 {
+		args = append(args, "-max-age", maxAge.String())
+	}
+	if profile != "" {
+		args = append(args, "-cpuprofile", profile)
+	}
+	return startChild(ctx, "gateway", args...)
+}
+
+// resetGateway deletes the gateway's streams (with its durable consumer)
+// and run-state bucket, so that each measurement starts empty and leaves
+// no files behind.
+func (b *bench) resetGateway(ctx context.Context) {
+	for _, sc := range subjects.Streams(subjects.StreamsConfig{}) {
+		_ = b.js.DeleteStream(ctx, sc.Name)
+	}
+	_ = b.js.DeleteKeyValue(ctx, subjects.RunsBucket)
+}
+
+func stopChild(ch *child) {
+	if err := ch.stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "agentgate-bench: warning:", err)
+	}
+}
+
+// measure publishes every payload (paced at rate msgs/s, or as fast as the
+// async window allows when rate is 0) while the child processes them, waits
 // (at most b.timeout) until the outcome streams hold one outcome per
-// payload, and reads them back for the last stored time and latencies.
-func (b *bench) endToEnd(ctx context.Context, name, subject string, outStreams ...string) (result, error) {
+// payload, and reads them back for the last stored time and latencies. The
+// child's CPU is read before the first publish and once the last outcome
+// is stored.
+func (b *bench) measure(ctx context.Context, name string, ch *child, httpAddr string, subject func(string) string, rate float64, outStreams ...string) (result, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
 	p, err := newPublisher(b.nc, b.window)
 	if err != nil {
 		return result{}, err
 	}
-	sent := make([]time.Time, len(b.ps))
-	start, err := p.publishAll(ctx, subject, b.ps, sent)
+	n := b.load.n
+	sent := make([]time.Time, n)
+	before, self0 := ch.stats(), selfCPU()
+	start, err := p.publishAll(ctx, b.load, publishOpts{
+		subject: subject, rate: rate,
+		stamp: func(i int, t time.Time) { sent[i] = t },
+	})
 	if err != nil {
 		return result{}, err
 	}
-	if err := waitCount(ctx, b.js, uint64(len(b.ps)), outStreams...); err != nil {
+	if err := waitCount(ctx, b.js, uint64(n), outStreams...); err != nil {
 		return result{}, err
+	}
+	after, self1 := ch.stats(), selfCPU()
+	var gm goMetrics
+	if httpAddr != "" {
+		if gm, err = readGoMetrics(ctx, httpAddr); err != nil {
+			fmt.Fprintln(os.Stderr, "agentgate-bench: warning: reading /metrics:", err)
+		}
 	}
 	c, err := collect(ctx, b.js, sent, outStreams...)
 	if err != nil {
 		return result{}, fmt.Errorf("reading outcomes: %w", err)
 	}
-	return endToEnd(name, len(b.ps), start, c), nil
+	r := endToEnd(name, n, start, c)
+	r.PacedRate = rate
+	cpu := after.CPU - before.CPU
+	r.CPUPer1k = per1k(cpu, n)
+	if r.Seconds > 0 {
+		r.Cores = cpu.Seconds() / r.Seconds
+	}
+	r.PeakRSSMB = float64(after.HWMKB) / 1024
+	r.BenchCPUPer1k = per1k(self1-self0, n)
+	r.Goroutines = gm.Goroutines
+	return r, nil
 }
 
 // waitHealthy polls url until it answers 200, the gateway stops (done is
