@@ -78,7 +78,8 @@ func (c HandlerConfig) Validate() error {
 // fix (the bus or the store is unreachable); every domain failure is an
 // outcome.
 type Handler struct {
-	cfg HandlerConfig
+	cfg     HandlerConfig
+	decider *decider
 }
 
 // NewHandler returns a Handler, or ErrBadConfig.
@@ -89,7 +90,14 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Handler{cfg: cfg}, nil
+	return &Handler{cfg: cfg, decider: newDecider(cfg.Gate)}, nil
+}
+
+// Close stops the handler's goroutines. Call it once no message is handled
+// any more (after the router closed); safe to call twice.
+func (h *Handler) Close() error {
+	h.decider.close()
+	return nil
 }
 
 // maxConflicts bounds how often one message re-reads the run's state after
@@ -146,7 +154,7 @@ func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
 	runID := env.Header(contract.HeaderRunID)
 	keyed := strings.TrimSpace(runID) != "" && len(runID) <= MaxRunIDLen
 	if keyed && firstAttempt(env) {
-		d := h.cfg.Gate.Decide(env, nil)
+		d := h.decider.decide(env, nil)
 		if d.State != nil {
 			err := h.cfg.Store.Put(ctx, d.State, 0)
 			if err == nil {
@@ -166,7 +174,7 @@ func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
 				return Decision{}, fmt.Errorf("reading run %q: %w", runID, err)
 			}
 		}
-		d := h.cfg.Gate.Decide(env, st)
+		d := h.decider.decide(env, st)
 		if d.State == nil {
 			return d, nil
 		}

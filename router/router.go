@@ -94,6 +94,7 @@ type Router struct {
 	cfg       Config
 	wm        *message.Router
 	consumers *consumerSet
+	handler   *handlers.Handler
 
 	closeOnce sync.Once
 	closeErr  error
@@ -197,7 +198,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	for i := range cfg.Workers {
 		wm.AddConsumerHandler(fmt.Sprintf("raw-outputs-%d", i), subjects.RawPrefix+".>", sub, h.Handle)
 	}
-	return &Router{cfg: cfg, wm: wm, consumers: consumers}, nil
+	return &Router{cfg: cfg, wm: wm, consumers: consumers, handler: h}, nil
 }
 
 // Run processes raw outputs until ctx is done or Close is called; either
@@ -228,7 +229,7 @@ func (r *Router) Close() error {
 		if !r.consumers.drain(r.cfg.CloseTimeout) {
 			r.cfg.Logger.Warn("messages still in flight at close; JetStream will redeliver them", "timeout", r.cfg.CloseTimeout)
 		}
-		r.closeErr = r.wm.Close()
+		r.closeErr = errors.Join(r.wm.Close(), r.handler.Close())
 	})
 	return r.closeErr
 }

@@ -1,11 +1,11 @@
 package runstate
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -45,12 +45,7 @@ func (s *Store) Get(ctx context.Context, runID string) (*contract.RunState, uint
 // Put writes st if the entry is still at revision (0: if it does not exist
 // yet), and returns handlers.ErrStateConflict when it is not.
 func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64) error {
-	// Without HTML escaping: the outcome is stored as it was published.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(record{RunState: *st, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID})
-	b := buf.Bytes()
+	b, err := encodeRecord(st)
 	if err != nil {
 		return fmt.Errorf("runstate: encoding %q: %w", st.RunID, err)
 	}
@@ -70,6 +65,41 @@ func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64)
 		return fmt.Errorf("runstate: put %q: %w", st.RunID, err)
 	}
 	return nil
+}
+
+// recordHead is a record without its outcome.
+type recordHead struct {
+	RunID        string             `json:"run_id"`
+	AgentID      string             `json:"agent_id"`
+	Status       contract.RunStatus `json:"status"`
+	Attempts     int                `json:"attempts"`
+	UpdatedAt    time.Time          `json:"updated_at"`
+	Replays      []uint64           `json:"replays,omitempty"`
+	InputSeq     uint64             `json:"input_seq,omitempty"`
+	OutcomeMsgID string             `json:"outcome_msg_id,omitempty"`
+}
+
+// encodeRecord encodes st as a record. The outcome, the bulk of it, is
+// spliced in as published rather than re-encoded: it is the gateway's own
+// JSON, and encoding/json would validate and compact it again on every
+// write.
+func encodeRecord(st *contract.RunState) ([]byte, error) {
+	head, err := json.Marshal(recordHead{
+		RunID: st.RunID, AgentID: st.AgentID, Status: st.Status, Attempts: st.Attempts, UpdatedAt: st.UpdatedAt,
+		Replays: st.Replays, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID,
+	})
+	if err != nil {
+		return nil, err
+	}
+	outcome := []byte(st.Outcome)
+	if len(outcome) == 0 {
+		outcome = []byte("null")
+	}
+	b := make([]byte, 0, len(head)+len(outcome)+12)
+	b = append(b, head[:len(head)-1]...)
+	b = append(b, `,"outcome":`...)
+	b = append(b, outcome...)
+	return append(b, '}'), nil
 }
 
 // record is a run's entry as stored: the state of the API plus what only
