@@ -33,7 +33,8 @@ type StreamsConfig struct {
 	// Replicas is the replication factor of every stream and the bucket
 	// (default 1; 3 on a three-node cluster).
 	Replicas int
-	// Duplicates is the de-duplication window (default 2 minutes).
+	// Duplicates is the de-duplication window (default 2 minutes, or MaxAge
+	// when that is shorter).
 	Duplicates time.Duration
 	// MaxAge bounds how long messages are kept (default 0: kept until an
 	// operator removes them).
@@ -46,6 +47,11 @@ func (c *StreamsConfig) setDefaults() {
 	}
 	if c.Duplicates == 0 {
 		c.Duplicates = 2 * time.Minute
+	}
+	if c.MaxAge > 0 && c.Duplicates > c.MaxAge {
+		// JetStream refuses a de-duplication window longer than the
+		// messages are kept.
+		c.Duplicates = c.MaxAge
 	}
 }
 
