@@ -3,6 +3,7 @@ package subjects_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/subjects"
@@ -73,5 +74,21 @@ func TestStreams_captureEverySubject(t *testing.T) {
 	}
 	if err := (subjects.StreamsConfig{Replicas: 7}).Validate(); err == nil {
 		t.Error("7 replicas accepted")
+	}
+}
+
+// A de-duplication window longer than the messages are kept is refused by
+// JetStream: it is shortened to MaxAge.
+func TestStreams_duplicateWindowWithinMaxAge(t *testing.T) {
+	t.Parallel()
+	for _, sc := range subjects.Streams(subjects.StreamsConfig{MaxAge: 30 * time.Second}) {
+		if sc.Duplicates != 30*time.Second || sc.MaxAge != 30*time.Second {
+			t.Errorf("%s: duplicates %s, max age %s", sc.Name, sc.Duplicates, sc.MaxAge)
+		}
+	}
+	for _, sc := range subjects.Streams(subjects.StreamsConfig{}) {
+		if sc.Duplicates != 2*time.Minute || sc.MaxAge != 0 {
+			t.Errorf("%s: default duplicates %s, max age %s", sc.Name, sc.Duplicates, sc.MaxAge)
+		}
 	}
 }
