@@ -50,6 +50,9 @@ func childMain(args []string) int {
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
+	// Both processes under test get the collector target `agentgate serve`
+	// uses, so the comparison stays fair.
+	gateway.SetGCPercent(gateway.DefaultGCPercent, false)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

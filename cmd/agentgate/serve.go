@@ -8,6 +8,7 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var cfg gateway.Config
+	var gcPercent int
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the gateway",
@@ -23,6 +24,9 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 				return err
 			}
 			cfg.Logger = logger
+			if gateway.SetGCPercent(gcPercent, cmd.Flags().Changed("gc-percent")) {
+				logger.Debug("garbage collector target set", "percent", gcPercent)
+			}
 			g, err := gateway.New(cmd.Context(), cfg)
 			if err != nil {
 				return exitCode{2, err}
@@ -41,6 +45,7 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.StringVar(&cfg.DataDir, "data-dir", "data", "directory of the embedded server's JetStream files")
 	f.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "HOST:PORT of the HTTP API")
 	f.IntVar(&cfg.MaxPayload, "max-payload", 1<<20, "largest raw output accepted, in bytes")
+	f.IntVar(&gcPercent, "gc-percent", gateway.DefaultGCPercent, "garbage collector target (as GOGC); a GOGC environment variable wins over the default")
 	f.IntVar(&cfg.Workers, "workers", 0, "raw outputs processed at once (default 4 × the number of CPUs)")
 	f.IntVar(&cfg.Streams.Replicas, "stream-replicas", 1, "replicas of every stream and of the run-state bucket (3 on a three-node cluster)")
 	f.DurationVar(&cfg.Streams.MaxAge, "stream-max-age", 0, "how long outputs, outcomes and run state are kept (0: until removed)")
