@@ -72,6 +72,16 @@ func ParseMeta(e Envelope) (m Meta, reason string) {
 	m.SchemaID = e.Header(contract.HeaderSchemaID)
 	m.Refusal = strings.EqualFold(strings.TrimSpace(e.Header(contract.HeaderOutputKind)), contract.OutputKindRefusal)
 
+	attemptErr := ""
+	if a, ok := e.Headers[contract.HeaderAttempt]; ok && len(a) > 0 {
+		n, err := strconv.Atoi(strings.TrimSpace(a[0]))
+		if err != nil || n < 1 {
+			attemptErr = fmt.Sprintf("Attempt header %q is not a positive integer", a[0])
+		} else {
+			// Read first, so that every dead letter names the attempt.
+			m.Attempt = n
+		}
+	}
 	for _, h := range contractHeaders {
 		if vs := e.Headers[h]; len(vs) > 1 {
 			for _, v := range vs[1:] {
@@ -95,12 +105,8 @@ func ParseMeta(e Envelope) (m Meta, reason string) {
 	case !subjects.ValidAgent(m.AgentID):
 		return m, fmt.Sprintf("agent name %q is not a single subject token [A-Za-z0-9_-]+", m.AgentID)
 	}
-	if a, ok := e.Headers[contract.HeaderAttempt]; ok && len(a) > 0 {
-		n, err := strconv.Atoi(strings.TrimSpace(a[0]))
-		if err != nil || n < 1 {
-			return m, fmt.Sprintf("Attempt header %q is not a positive integer", a[0])
-		}
-		m.Attempt = n
+	if attemptErr != "" {
+		return m, attemptErr
 	}
 	if r, ok := e.Headers[contract.HeaderReplayOf]; ok && len(r) > 0 {
 		n, err := strconv.ParseUint(strings.TrimSpace(r[0]), 10, 64)

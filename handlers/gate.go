@@ -146,6 +146,10 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 			Subject: subjects.Outcome(o, st.AgentID), MsgID: id, Payload: st.Outcome, Republish: true,
 		}
 	}
+	if st != nil && st.AgentID != "" && st.AgentID != m.AgentID {
+		return g.deadLetter(env, m, m.Attempt, contract.ErrInvalidEnvelope,
+			fmt.Sprintf("run %q belongs to agent %q, not %q", m.RunID, st.AgentID, m.AgentID), nil, nil, now)
+	}
 	attempt := m.Attempt
 	if attempt == 0 {
 		attempt = contract.NextAttempt(st)
@@ -301,6 +305,13 @@ func (g *Gate) publish(env Envelope, o contract.Outcome, m Meta, attempt int, sc
 		Subject: subjects.Outcome(o, m.AgentID), MsgID: msgID(m, attempt, o),
 		Payload: encode(ev),
 	}
+	if g.cfg.MaxMessage > 0 && len(d.Payload) > g.cfg.MaxMessage-1024 {
+		// The outcome would not fit on the bus (a result_text of a payload
+		// full of characters JSON escapes, say): publishing it would fail
+		// on every delivery.
+		return g.deadLetter(env, m, attempt, contract.ErrPayloadTooLarge,
+			fmt.Sprintf("the %s outcome would be %d bytes, over the bus's limit of %d", o, len(d.Payload), g.cfg.MaxMessage), nil, st, now)
+	}
 	d.State = nextState(st, m, attempt, o, d, env.Seq, now)
 	return d
 }
@@ -336,12 +347,20 @@ func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorTyp
 	if t == contract.ErrInvalidEnvelope && !agentTrusted(env) {
 		d.Subject = subjects.DLQ(subjects.UnknownAgent)
 	}
-	if t.LeavesRunState() && (m.RunID == "" || attempt == 0) {
-		// Not tied to a (run, attempt): name it after the input itself so a
-		// redelivery still de-duplicates.
-		d.MsgID = "seq-" + strconv.FormatUint(env.Seq, 10) + "." + string(contract.OutcomeDLQ)
-	} else {
+	// A dead letter marks the run failed, except for the types the contract
+	// says leave the state alone, and except on a finished run: its
+	// recorded outcome stays the answer.
+	records := !t.LeavesRunState() && (st == nil || !st.Status.Finished() || m.ReplayOf != 0)
+	switch {
+	case records:
 		d.MsgID = msgID(m, attempt, contract.OutcomeDLQ)
+	case m.RunID != "" && attempt > 0:
+		// Not the (run, attempt)'s recorded outcome: named after the input
+		// too, so that a later recorded one is not taken for its
+		// duplicate, while a redelivery of this input still is.
+		d.MsgID = msgID(m, attempt, contract.OutcomeDLQ) + ".seq-" + strconv.FormatUint(env.Seq, 10)
+	default:
+		d.MsgID = "seq-" + strconv.FormatUint(env.Seq, 10) + "." + string(contract.OutcomeDLQ)
 	}
 	d.Payload = encode(ev)
 	if g.cfg.MaxMessage > 0 && len(d.Payload) > g.cfg.MaxMessage-1024 {
@@ -349,7 +368,7 @@ func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorTyp
 		ev.Raw.Payload, ev.Raw.PayloadBase64, ev.Raw.Omitted = nil, "", true
 		d.Payload = encode(ev)
 	}
-	if !t.LeavesRunState() {
+	if records {
 		d.State = nextState(st, m, attempt, contract.OutcomeDLQ, d, env.Seq, now)
 	}
 	return d

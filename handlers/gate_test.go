@@ -82,11 +82,11 @@ func TestGate_Decide(t *testing.T) {
 		{"payload too large wins over invalid encoding", env(pr, strings.Repeat("\xff", 100), "Run-Id", "r"), nil,
 			contract.OutcomeDLQ, contract.ErrPayloadTooLarge, 1, "r.1.dlq", "agent.output.dlq.pr-reviewer", contract.RunFailed},
 		{"invalid encoding wins over run already completed", env(pr, "\xff", "Run-Id", "r", "Attempt", "2"), done,
-			contract.OutcomeDLQ, contract.ErrInvalidEncoding, 2, "r.2.dlq", "agent.output.dlq.pr-reviewer", ""},
+			contract.OutcomeDLQ, contract.ErrInvalidEncoding, 2, "r.2.dlq.seq-7", "agent.output.dlq.pr-reviewer", ""},
 		{"run already completed wins over attempts exhausted", env(pr, goodReview[:10], "Run-Id", "r", "Attempt", "9"), done,
-			contract.OutcomeDLQ, contract.ErrRunAlreadyCompleted, 9, "r.9.dlq", "agent.output.dlq.pr-reviewer", ""},
+			contract.OutcomeDLQ, contract.ErrRunAlreadyCompleted, 9, "r.9.dlq.seq-7", "agent.output.dlq.pr-reviewer", ""},
 		{"attempts exhausted", env(pr, "{}", "Run-Id", "r", "Attempt", "3"), nil,
-			contract.OutcomeDLQ, contract.ErrAttemptsExhausted, 3, "r.3.dlq", "agent.output.dlq.pr-reviewer", ""},
+			contract.OutcomeDLQ, contract.ErrAttemptsExhausted, 3, "r.3.dlq.seq-7", "agent.output.dlq.pr-reviewer", ""},
 		{"schema by header for an agent without blueprint", env("agent.output.raw.adhoc", goodReview, "Run-Id", "r",
 			"Schema-Id", "https://agentgate.dev/schemas/pr-review/1.0.0"), nil,
 			contract.OutcomeValid, "", 1, "r.1.valid", "agent.output.valid.adhoc", contract.RunCompleted},
@@ -153,7 +153,7 @@ func TestGate_retryEvent(t *testing.T) {
 		t.Errorf("retry event = %+v", ev)
 	}
 	if !strings.HasPrefix(ev.RetryPrompt, "<output-validation-error>\nYour output did not match the required schema.\n\n## Validation Errors\n- $.approval: ") ||
-		!strings.HasSuffix(ev.RetryPrompt, "```\n\nPlease provide output matching the schema exactly.\n</output-validation-error>") {
+		!strings.HasSuffix(ev.RetryPrompt, "}\n```\n\nPlease provide output matching the schema exactly.\n</output-validation-error>") {
 		t.Errorf("retry prompt:\n%s", ev.RetryPrompt)
 	}
 }
@@ -231,5 +231,41 @@ func TestGate_replayReopensTheRunOnce(t *testing.T) {
 	bad := env("agent.output.raw.pr-reviewer", goodReview, "Run-Id", "r", "Replay-Of", "x")
 	if d6 := g.Decide(bad, failed); d6.ErrorType != contract.ErrInvalidEnvelope {
 		t.Errorf("bad Replay-Of = %q", d6.ErrorType)
+	}
+}
+
+// A finished run's recorded outcome stays the answer: no later dead letter
+// changes its state, and a run stays with its agent.
+func TestGate_finishedRunsAndAgentsAreKept(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, 64, 0)
+	done := &contract.RunState{RunID: "r", AgentID: "pr-reviewer", Status: contract.RunCompleted, Attempts: 1}
+	big := env("agent.output.raw.pr-reviewer", strings.Repeat("x", 100), "Run-Id", "r", "Attempt", "2")
+	if d := g.Decide(big, done); d.ErrorType != contract.ErrPayloadTooLarge || d.State != nil || d.MsgID != "r.2.dlq.seq-7" {
+		t.Errorf("oversized attempt on a finished run: %q, state %v, id %q", d.ErrorType, d.State, d.MsgID)
+	}
+	other := env("agent.output.raw.code-analyzer", "{}", "Run-Id", "r", "Attempt", "2")
+	if d := g.Decide(other, done); d.ErrorType != contract.ErrInvalidEnvelope || d.State != nil || !strings.Contains(string(d.Payload), "belongs to agent") {
+		t.Errorf("another agent's output for the run: %q, state %v: %s", d.ErrorType, d.State, d.Payload)
+	}
+	// An invalid envelope still names the attempt it carried.
+	noRun := env("agent.output.raw.pr-reviewer", "{}", "Attempt", "1")
+	if d := g.Decide(noRun, nil); d.ErrorType != contract.ErrInvalidEnvelope || d.Attempt != 1 || d.MsgID != "seq-7.dlq" {
+		t.Errorf("no Run-Id: %q attempt %d id %q", d.ErrorType, d.Attempt, d.MsgID)
+	}
+}
+
+// An outcome that would not fit on the bus is a payload_too_large dead
+// letter, not a publish that fails on every delivery.
+func TestGate_outcomeTooLargeForTheBus(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, 0, 2048)
+	review := `{"summary": "` + strings.Repeat("long ", 300) + `", "approval": "approve", "comments": []}`
+	d := g.Decide(env("agent.output.raw.pr-reviewer", review, "Run-Id", "r"), nil)
+	if d.ErrorType != contract.ErrPayloadTooLarge || !strings.Contains(string(d.Payload), "over the bus's limit") || len(d.Payload) > 2048 {
+		t.Fatalf("decision %q (%d bytes): %s", d.ErrorType, len(d.Payload), d.Payload)
+	}
+	if d.State == nil || d.State.Status != contract.RunFailed {
+		t.Errorf("state = %+v", d.State)
 	}
 }

@@ -2,43 +2,31 @@ package handlers
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 )
 
-// DefaultMaxDeliveries is how often a raw output may fail before it is
-// dead-lettered as internal_error.
-const DefaultMaxDeliveries = 5
-
 // Poison returns a middleware that ends a poison message as a dead letter
 // instead of letting it be redelivered forever: a panic (recovered by
 // Watermill's Recoverer, which must sit inside this middleware) is
-// dead-lettered at once, since deciding again would panic again; any other
-// error is returned for redelivery until the message has been delivered
-// maxDeliveries times (default DefaultMaxDeliveries), then dead-lettered.
-// If publishing the dead letter fails too, the error is returned and the
-// message is redelivered.
-func (h *Handler) Poison(maxDeliveries int) message.HandlerMiddleware {
-	if maxDeliveries <= 0 {
-		maxDeliveries = DefaultMaxDeliveries
-	}
+// dead-lettered at once as internal_error, since deciding again would panic
+// again. Any other error is the bus or the store failing (every domain
+// failure is an outcome, and an outcome too large for the bus is a
+// payload_too_large dead letter): it is returned, so the message is
+// redelivered after a delay until the bus recovers; dead-lettering it
+// instead could replace an outcome already recorded for it. If publishing
+// the dead letter fails too, the error is returned and the message is
+// redelivered.
+func (h *Handler) Poison() message.HandlerMiddleware {
 	return func(next message.HandlerFunc) message.HandlerFunc {
 		return func(msg *message.Message) ([]*message.Message, error) {
 			out, err := next(msg)
-			if err == nil {
-				return out, nil
-			}
 			var panicked middleware.RecoveredPanicError
-			delivered, _ := strconv.Atoi(msg.Metadata.Get(MetaDelivered))
-			if !errors.As(err, &panicked) && delivered < maxDeliveries {
-				return nil, err
+			if err == nil || !errors.As(err, &panicked) {
+				return out, err
 			}
-			cause := "processing failed after " + strconv.Itoa(delivered) + " deliveries: " + err.Error()
-			if errors.As(err, &panicked) {
-				cause = "processing panicked: " + truncate(errorText(panicked.V), 512)
-			}
+			cause := "processing panicked: " + truncate(errorText(panicked.V), 512)
 			d := h.cfg.Gate.Internal(EnvelopeFromMessage(msg), cause)
 			if perr := h.publish(d); perr != nil {
 				return nil, errors.Join(err, perr)

@@ -44,8 +44,8 @@ func SystemPrompt(prompt string, schema json.RawMessage) string {
 
 func indentJSON(raw json.RawMessage) string {
 	var out bytes.Buffer
-	if err := json.Indent(&out, raw, "", "  "); err != nil {
-		return string(raw)
+	if err := json.Indent(&out, bytes.TrimSpace(raw), "", "  "); err != nil {
+		return strings.TrimSpace(string(raw))
 	}
 	return out.String()
 }

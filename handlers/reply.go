@@ -16,15 +16,16 @@ import (
 
 // ReplyCheck is the pipeline for a tool_or_answer blueprint. Of several
 // candidate documents it takes the first that passes both tiers, else the
-// first. The verdict's SchemaID is the called tool's schema, "" for an
-// answer.
+// first. The schema id returned is the called tool's schema; for an answer,
+// or an output that is neither a known tool call nor an answer, it is the
+// reply's own, urn:agentgate:inline:<agent>.
 func ReplyCheck(payload []byte, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
 	cands, bad := Extract(payload, opts.MaxDepth)
 	if bad != nil {
-		return Verdict{Normalizations: []contract.Normalization{}, Violations: []contract.Violation{*bad}}, ""
+		return Verdict{Normalizations: []contract.Normalization{}, Violations: []contract.Violation{*bad}}, schemas.InlinePrefix + bp.Name
 	}
 	var first Verdict
 	var firstID string
@@ -42,6 +43,7 @@ func ReplyCheck(payload []byte, bp *schemas.Blueprint, opts CheckOptions) (Verdi
 
 func checkReply(c Candidate, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
 	v := Verdict{Data: c.Doc, Normalizations: append([]contract.Normalization{}, c.Normalizations...)}
+	replyID := schemas.InlinePrefix + bp.Name
 	obj, ok := c.Doc.(map[string]any)
 	shape := contract.Violation{Path: "$", Keyword: "oneOf", HasReceived: false,
 		Message: `expected {"tool": "<name>", "args": {...}} or {"answer": "<text>"} and nothing else`}
@@ -59,7 +61,7 @@ func checkReply(c Candidate, bp *schemas.Blueprint, opts CheckOptions) (Verdict,
 		v.Violations = []contract.Violation{shape}
 	}
 	v.Valid = len(v.Violations) == 0
-	return v, ""
+	return v, replyID
 }
 
 func checkToolCall(v Verdict, obj map[string]any, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
@@ -74,7 +76,7 @@ func checkToolCall(v Verdict, obj map[string]any, bp *schemas.Blueprint, opts Ch
 		v.Violations = []contract.Violation{{Path: "$.tool", Keyword: "enum", Expected: expected,
 			Received: obj["tool"], HasReceived: true,
 			Message: "tool must be one of " + quoteList(names)}}
-		return v, ""
+		return v, schemas.InlinePrefix + bp.Name
 	}
 	args, norms := Normalize(obj["args"], tool.Doc, tool, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
 	for _, n := range norms {

@@ -23,6 +23,7 @@ func TestReplyCheck_toolOrAnswer(t *testing.T) {
 		t.Fatal("no tool_or_answer example blueprint")
 	}
 	readFile := "urn:agentgate:inline:repo-assistant/tools/read_file"
+	reply := "urn:agentgate:inline:repo-assistant"
 	tests := []struct {
 		name       string
 		given      string
@@ -40,13 +41,13 @@ func TestReplyCheck_toolOrAnswer(t *testing.T) {
 		{"tool call in a wrapper", `<tool_call>{"tool":"search_code","args":{"query":"x"}}</tool_call>`, true,
 			"urn:agentgate:inline:repo-assistant/tools/search_code", `{"args":{"query":"x"},"tool":"search_code"}`,
 			[]string{"extract@$"}, nil},
-		{"answer", `{"answer":"In gate.go."}`, true, "", `{"answer":"In gate.go."}`, nil, nil},
-		{"unknown tool", `{"tool":"rm","args":{}}`, false, "", "", nil, []string{"$.tool enum"}},
+		{"answer", `{"answer":"In gate.go."}`, true, reply, `{"answer":"In gate.go."}`, nil, nil},
+		{"unknown tool", `{"tool":"rm","args":{}}`, false, reply, "", nil, []string{"$.tool enum"}},
 		{"args violations under $.args", `{"tool":"read_file","args":{"start_line":0}}`, false, readFile, "", nil,
 			[]string{"$.args.path required", "$.args.start_line minimum"}},
-		{"tool and answer together", `{"tool":"read_file","args":{"path":"x"},"answer":"y"}`, false, "", "", nil, []string{"$ oneOf"}},
-		{"answer not a string", `{"answer":42}`, false, "", "", nil, []string{"$.answer type"}},
-		{"not an object", `["read_file"]`, false, "", "", nil, []string{"$ oneOf"}},
+		{"tool and answer together", `{"tool":"read_file","args":{"path":"x"},"answer":"y"}`, false, reply, "", nil, []string{"$ oneOf"}},
+		{"answer not a string", `{"answer":42}`, false, reply, "", nil, []string{"$.answer type"}},
+		{"not an object", `["read_file"]`, false, reply, "", nil, []string{"$ oneOf"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,9 +38,6 @@ type Config struct {
 	// Workers is how many raw outputs are processed at once (default
 	// 4 × GOMAXPROCS).
 	Workers int
-	// MaxDeliveries: a raw output that failed this often is dead-lettered
-	// as internal_error (default handlers.DefaultMaxDeliveries).
-	MaxDeliveries int
 	// CloseTimeout bounds the wait for in-flight messages on Close
 	// (default 10 s).
 	CloseTimeout time.Duration
@@ -60,9 +57,6 @@ func (c *Config) setDefaults() {
 	if c.Workers == 0 {
 		c.Workers = 4 * runtime.GOMAXPROCS(0)
 	}
-	if c.MaxDeliveries == 0 {
-		c.MaxDeliveries = handlers.DefaultMaxDeliveries
-	}
 	if c.CloseTimeout == 0 {
 		c.CloseTimeout = 10 * time.Second
 	}
@@ -80,7 +74,7 @@ func (c Config) Validate() error {
 	if c.Handler == nil {
 		errs = append(errs, fmt.Errorf("%w: no handler", ErrBadConfig))
 	}
-	if c.AckWait < time.Second || c.MaxAckPending < 1 || c.Workers < 1 || c.MaxDeliveries < 1 || c.CloseTimeout <= 0 {
+	if c.AckWait < time.Second || c.MaxAckPending < 1 || c.Workers < 1 || c.CloseTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("%w: ack wait under 1s or a non-positive limit", ErrBadConfig))
 	}
 	return errors.Join(errs...)
@@ -176,7 +170,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		return nil, fmt.Errorf("router: %w", err)
 	}
 	wm.AddMiddleware(
-		h.Poison(cfg.MaxDeliveries),
+		h.Poison(),
 		middleware.Retry{
 			MaxRetries:      3,
 			InitialInterval: 50 * time.Millisecond,

@@ -248,19 +248,25 @@ func (b *bus) awaitState(run string, status contract.RunStatus, attempts int) {
 	})
 }
 
-// awaitIdle waits until the gateways' durable consumer has every raw output
-// processed and acked: then what they will ever publish for them is out.
+// awaitIdle waits until the gateways' durable consumer has acked every raw
+// output the stream holds: then what they will ever publish for them is
+// out.
 func (b *bus) awaitIdle() {
 	b.t.Helper()
 	waitFor(b.t, 15*time.Second, "every raw output acked", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		c, err := b.js.Consumer(ctx, subjects.StreamRaw, subjects.GatewayConsumer)
+		s, err := b.js.Stream(ctx, subjects.StreamRaw)
+		if err != nil {
+			return false
+		}
+		c, err := s.Consumer(ctx, subjects.GatewayConsumer)
 		if err != nil {
 			return false
 		}
 		info, err := c.Info(ctx)
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0 &&
+			info.AckFloor.Stream >= s.CachedInfo().State.LastSeq
 	})
 }
 
