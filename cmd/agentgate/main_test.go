@@ -54,6 +54,8 @@ func TestValidate_exitStatus(t *testing.T) {
 			[]string{"validate", "--config", examples, "--agent", "pr-reviewer", "--attempt", "2"}, 1, `"output_schema_validation_failed"`},
 		{"refusal", `{"refusal":"no"}`,
 			[]string{"validate", "--config", examples, "--agent", "pr-reviewer"}, 1, `"event_type":"refusal"`},
+		{"bundled examples when no --config", `{"summary":"ok","approval":"approve","comments":[]}`,
+			[]string{"validate", "--agent", "pr-reviewer"}, 0, `"event_type":"result"`},
 		{"unknown agent", `{}`, []string{"validate", "--config", examples, "--agent", "nobody"}, 2, `"unknown_agent"`},
 		{"missing --agent", `{}`, []string{"validate", "--config", examples}, 2, ""},
 		{"bad config dir", `{}`, []string{"validate", "--config", "no-such-dir", "--agent", "pr-reviewer"}, 2, ""},

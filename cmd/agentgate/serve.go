@@ -27,6 +27,12 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 			if gateway.SetGCPercent(gcPercent, cmd.Flags().Changed("gc-percent")) {
 				logger.Debug("garbage collector target set", "percent", gcPercent)
 			}
+			if cfg.ConfigDir == "" {
+				if cfg.Registry, err = bundledRegistry(); err != nil {
+					return exitCode{2, err}
+				}
+				logger.Info("serving the bundled example configuration (--config DIR to serve yours)")
+			}
 			g, err := gateway.New(cmd.Context(), cfg)
 			if err != nil {
 				return exitCode{2, err}
@@ -39,7 +45,7 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfg.ConfigDir, "config", "examples", "configuration directory holding schemas/*.schema.json and agents/*.json")
+	f.StringVar(&cfg.ConfigDir, "config", "", "configuration directory holding schemas/*.schema.json and agents/*.json (default: the bundled examples)")
 	f.StringVar(&cfg.NATSURL, "nats-url", "", "URL of an existing NATS deployment; no embedded server is started")
 	f.StringVar(&cfg.NATSListen, "nats-listen", "127.0.0.1:4222", "HOST:PORT of the embedded NATS server")
 	f.StringVar(&cfg.DataDir, "data-dir", "data", "directory of the embedded server's JetStream files")

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentgate/agentgate/contract"
+	bundled "github.com/agentgate/agentgate/examples"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/schemas"
 	"github.com/agentgate/agentgate/subjects"
@@ -32,9 +33,14 @@ configuration error.`,
   echo '{"summary":"ok","approval":"approve","comments":[]}' | agentgate validate --agent pr-reviewer`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			reg, err := schemas.Load(configDir)
+			reg, err := bundledRegistry()
+			if configDir != "" {
+				if reg, err = schemas.Load(configDir); err != nil {
+					err = fmt.Errorf("loading configuration %s: %w", configDir, err)
+				}
+			}
 			if err != nil {
-				return exitCode{2, fmt.Errorf("loading configuration %s: %w", configDir, err)}
+				return exitCode{2, err}
 			}
 			payload, err := readInput(cmd, args)
 			if err != nil {
@@ -64,12 +70,21 @@ configuration error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&configDir, "config", "examples", "configuration directory holding schemas/ and agents/")
+	f.StringVar(&configDir, "config", "", "configuration directory holding schemas/ and agents/ (default: the bundled examples)")
 	f.StringVar(&agent, "agent", "", "agent name (required)")
 	f.StringVar(&schemaID, "schema-id", "", "schema $id, for an agent whose blueprint has no output_schema")
 	f.IntVar(&attempt, "attempt", 1, "attempt number; the last allowed attempt turns an invalid output into a dead letter")
 	_ = cmd.MarkFlagRequired("agent")
 	return cmd
+}
+
+// bundledRegistry loads the example configuration built into the binary.
+func bundledRegistry() (*schemas.Registry, error) {
+	reg, err := schemas.LoadFS(bundled.Config)
+	if err != nil {
+		return nil, fmt.Errorf("loading the bundled examples: %w", err)
+	}
+	return reg, nil
 }
 
 // readInput reads the file named by args[0], or standard input.
