@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,32 @@ type Candidate struct {
 	// what) when the document was taken out of surrounding text, a code
 	// fence or a JSON string; nil when the whole payload was the document.
 	Normalizations []contract.Normalization
+	// rank orders candidates as contract section 3.1 does, whichever pass
+	// found them: the whole payload, then fences, then prose, then the
+	// content of JSON strings, each group in document order.
+	rank int64
+}
+
+// Candidate groups, in contract order (see Candidate.rank).
+const (
+	rankWhole int64 = iota << 32
+	rankFence
+	rankProse
+	rankString
+)
+
+// rankOf is the rank of a block found as from (an extract Detail, "" for
+// the whole payload) at offset start of the body.
+func rankOf(from string, start int) int64 {
+	switch from {
+	case "":
+		return rankWhole
+	case extractedFromFence:
+		return rankFence + int64(start)
+	case extractedFromString:
+		return rankString + int64(max(start, 0))
+	}
+	return rankProse + int64(start) // surrounding text, or a wrapper
 }
 
 // Extract finds the candidate JSON documents in payload, in the order of
@@ -70,6 +97,7 @@ func Extract(payload []byte, maxDepth int) ([]Candidate, *contract.Violation) {
 	if bad != nil {
 		return nil, bad
 	}
+	slices.SortStableFunc(x.cands, func(a, b Candidate) int { return cmp.Compare(a.rank, b.rank) })
 	return x.cands, nil
 }
 
@@ -124,8 +152,16 @@ type failedBlock struct {
 	text  []byte
 	from  string
 	start int
-	// prior holds the normalizations of the candidate a string came from.
+	// prior holds the normalizations of the candidate a string came from,
+	// and rank the rank of the content of that string.
 	prior []contract.Normalization
+	rank  int64
+}
+
+// stringRank is the rank of the content of a JSON string found at parent's
+// rank: after every other group, in the order of the strings.
+func stringRank(parent int64) int64 {
+	return rankString + parent&(1<<32-1) + (parent>>32)<<28
 }
 
 // scan is the strict pass: the whole payload, then fences, then prose.
@@ -147,7 +183,7 @@ func (x *extraction) scan() {
 		}
 		content := body[f.start:f.end]
 		if doc, ok := x.try(content, extractedFromFence, true); ok {
-			x.add(doc, extractedFromFence)
+			x.add(doc, extractedFromFence, f.start)
 			continue
 		}
 		if !f.jsonish {
@@ -209,7 +245,7 @@ func (x *extraction) fromProse(from, to int) {
 func (x *extraction) span(seg []byte, from, start, end int) {
 	detail := x.textDetail(seg, start)
 	if doc, ok := x.try(seg[start:end], extractedFromText, true); ok {
-		x.add(doc, detail)
+		x.add(doc, detail, from+start)
 		return
 	}
 	x.keepFailed(seg[start:end], from+start, detail)
@@ -248,9 +284,10 @@ func (x *extraction) fromStrings(i int) {
 		}
 		if doc, ok := x.try(content, extractedFromString, false); ok {
 			norms := append(slices.Clone(x.cands[i].Normalizations), extractNormalization(extractedFromString))
-			x.cands = append(x.cands, Candidate{Doc: doc, Normalizations: slices.Clip(norms)})
+			x.cands = append(x.cands, Candidate{Doc: doc, Normalizations: slices.Clip(norms), rank: stringRank(x.cands[i].rank)})
 		} else if len(x.failed) < 2*maxCandidates {
-			x.failed = append(x.failed, failedBlock{text: content, from: extractedFromString, start: -1, prior: x.cands[i].Normalizations})
+			x.failed = append(x.failed, failedBlock{text: content, from: extractedFromString, start: -1,
+				prior: x.cands[i].Normalizations, rank: stringRank(x.cands[i].rank)})
 		}
 	}
 }
@@ -310,7 +347,11 @@ func (x *extraction) repairNow(b failedBlock) bool {
 	if b.from != "" {
 		norms = append(norms, extractNormalization(b.from))
 	}
-	x.cands = append(x.cands, Candidate{Doc: doc, Normalizations: slices.Clip(append(norms, ops...))})
+	rank := rankOf(b.from, b.start)
+	if b.from == extractedFromString {
+		rank = b.rank
+	}
+	x.cands = append(x.cands, Candidate{Doc: doc, Normalizations: slices.Clip(append(norms, ops...)), rank: rank})
 	return true
 }
 
@@ -323,7 +364,7 @@ func (x *extraction) whole(body []byte) bool {
 	}
 	doc, ok := x.tryWhole(body)
 	if ok {
-		x.add(doc, "")
+		x.add(doc, "", 0)
 		x.tried = map[int]bool{0: true} // the repair pass has nothing to add
 	}
 	return ok
@@ -363,8 +404,8 @@ func (x *extraction) try(b []byte, where string, record bool) (any, bool) {
 	return doc, ok
 }
 
-func (x *extraction) add(doc any, from string) {
-	c := Candidate{Doc: doc}
+func (x *extraction) add(doc any, from string, start int) {
+	c := Candidate{Doc: doc, rank: rankOf(from, start)}
 	if from != "" {
 		c.Normalizations = []contract.Normalization{extractNormalization(from)}
 	}

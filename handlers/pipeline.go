@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/schemas"
 )
@@ -33,29 +36,34 @@ type Verdict struct {
 
 // Check runs extract, normalize and validate on payload against s. Of
 // several candidate documents it takes the first that validates, else the
-// first (contract section 3.1). When no candidate that parsed strictly
-// validates, the blocks that did not parse are repaired and tried after
-// them (see Extract), so a broken fence is not lost to a stray [1] in the
-// prose. Check is pure and safe for concurrent use.
+// first, in the order of contract section 3.1 (the whole payload, fences,
+// prose, JSON strings), repaired blocks in their place among them. Valid
+// JSON pays nothing for repair: the repair pass runs only when some block
+// did not parse. Check is pure and safe for concurrent use.
 func Check(payload []byte, s *schemas.Schema, opts CheckOptions) Verdict {
-	if opts.MaxDepth <= 0 {
-		opts.MaxDepth = DefaultMaxDepth
-	}
-	x, bad := extract(payload, opts.MaxDepth)
+	cands, bad := candidates(payload, opts.MaxDepth)
 	if bad != nil {
 		return Verdict{Normalizations: []contract.Normalization{}, Violations: []contract.Violation{*bad}}
 	}
-	first, ok := checkCandidates(x.cands, s, opts)
-	if ok {
-		return first
+	v, _ := checkCandidates(cands, s, opts)
+	return v
+}
+
+// candidates is every candidate document of payload, repaired ones
+// included, in contract order.
+func candidates(payload []byte, maxDepth int) ([]Candidate, *contract.Violation) {
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
 	}
-	if n := len(x.cands); !x.repaired {
+	x, bad := extract(payload, maxDepth)
+	if bad != nil {
+		return nil, bad
+	}
+	if len(x.failed) > 0 {
 		x.repairPass()
-		if v, ok := checkCandidates(x.cands[n:], s, opts); ok {
-			return v
-		}
 	}
-	return first
+	slices.SortStableFunc(x.cands, func(a, b Candidate) int { return cmp.Compare(a.rank, b.rank) })
+	return x.cands, nil
 }
 
 // checkCandidates normalizes and validates cands in order: the first that

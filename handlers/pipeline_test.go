@@ -188,3 +188,42 @@ func TestCheck_coerceDisabledRepairsStill(t *testing.T) {
 		t.Errorf("violations = %+v", v.Violations)
 	}
 }
+
+// Candidates are taken in the contract's order whether they parsed as they
+// were or needed repair: the first that validates, else the first.
+func TestCheck_candidateOrderIncludesRepaired(t *testing.T) {
+	t.Parallel()
+	s := testSchema(t, "https://agentgate.dev/schemas/order/1.0.0", `{
+		"$id": "https://agentgate.dev/schemas/order/1.0.0", "title": "t", "description": "d",
+		"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}`)
+	tests := []struct {
+		name      string
+		given     string
+		wantValid bool
+		wantData  string // when valid
+		wantViol  string // "path keyword" of the first violation, when invalid
+	}{
+		{"a repaired first document wins over a later intact one", `{"a":1,} and then {"a":2}`, true, `{"a":1}`, ""},
+		{"else the first, repaired or not", `Result: {"a":"x",} (see [1])`, false, "", "$.a type"},
+		{"a broken fence before intact prose", "```json\n{\"a\": 3,}\n```\nalso {\"a\": 4}", true, `{"a":3}`, ""},
+		{"intact JSON pays no repair", `{"a": 5}`, true, `{"a":5}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			v := handlers.Check([]byte(tt.given), s, handlers.CheckOptions{})
+			if v.Valid != tt.wantValid {
+				t.Fatalf("valid = %v, violations %v", v.Valid, v.Violations)
+			}
+			if tt.wantValid {
+				if got := compactJSON(t, v.Data); got != tt.wantData {
+					t.Errorf("data = %s, want %s", got, tt.wantData)
+				}
+				return
+			}
+			if got := v.Violations[0].Path + " " + v.Violations[0].Keyword; got != tt.wantViol {
+				t.Errorf("first violation = %s, want %s", got, tt.wantViol)
+			}
+		})
+	}
+}

@@ -20,10 +20,7 @@ import (
 // or an output that is neither a known tool call nor an answer, it is the
 // reply's own, urn:agentgate:inline:<agent>.
 func ReplyCheck(payload []byte, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
-	if opts.MaxDepth <= 0 {
-		opts.MaxDepth = DefaultMaxDepth
-	}
-	cands, bad := Extract(payload, opts.MaxDepth)
+	cands, bad := candidates(payload, opts.MaxDepth)
 	if bad != nil {
 		return Verdict{Normalizations: []contract.Normalization{}, Violations: []contract.Violation{*bad}}, schemas.InlinePrefix + bp.Name
 	}
