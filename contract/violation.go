@@ -17,8 +17,11 @@ type Violation struct {
 	// Keyword is the JSON Schema keyword that failed, or "json" when no JSON
 	// could be found or parsed.
 	Keyword string `json:"keyword"`
-	// Expected is what the schema allows, where that applies.
-	Expected any `json:"expected,omitempty"`
+	// Expected is what the schema allows, where that applies. HasExpected
+	// tells an expected null (a const null) apart from none; a non-nil
+	// Expected is written without it.
+	Expected    any  `json:"-"`
+	HasExpected bool `json:"-"`
 	// Received is what was there, where that applies. HasReceived tells an
 	// explicit null apart from an absent value.
 	Received    any    `json:"-"`
@@ -31,14 +34,21 @@ type Violation struct {
 type violationWire struct {
 	Path     string          `json:"path"`
 	Keyword  string          `json:"keyword"`
-	Expected any             `json:"expected,omitempty"`
+	Expected json.RawMessage `json:"expected,omitempty"`
 	Received json.RawMessage `json:"received,omitempty"`
 	Message  string          `json:"message"`
 }
 
 // MarshalJSON writes received when HasReceived is set, null included.
 func (v Violation) MarshalJSON() ([]byte, error) {
-	w := violationWire{Path: v.Path, Keyword: v.Keyword, Expected: v.Expected, Message: v.Message}
+	w := violationWire{Path: v.Path, Keyword: v.Keyword, Message: v.Message}
+	if v.HasExpected || v.Expected != nil {
+		b, err := json.Marshal(v.Expected)
+		if err != nil {
+			return nil, err
+		}
+		w.Expected = b
+	}
 	if v.HasReceived {
 		b, err := json.Marshal(v.Received)
 		if err != nil {
@@ -55,7 +65,13 @@ func (v *Violation) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*v = Violation{Path: w.Path, Keyword: w.Keyword, Expected: w.Expected, Message: w.Message}
+	*v = Violation{Path: w.Path, Keyword: w.Keyword, Message: w.Message}
+	if w.Expected != nil {
+		v.HasExpected = true
+		if err := json.Unmarshal(w.Expected, &v.Expected); err != nil {
+			return err
+		}
+	}
 	if w.Received != nil {
 		v.HasReceived = true
 		if err := json.Unmarshal(w.Received, &v.Received); err != nil {

@@ -76,8 +76,10 @@ func TestViolation_JSON(t *testing.T) {
 			`{"path":"$.line","keyword":"required","message":"m"}`},
 		{"received null", contract.Violation{Path: "$.a", Keyword: "type", Expected: "string", HasReceived: true, Message: "m"},
 			`{"path":"$.a","keyword":"type","expected":"string","received":null,"message":"m"}`},
-		{"received value", contract.Violation{Path: "$.a", Keyword: "enum", Expected: []any{"x"}, Received: "y", HasReceived: true, Message: "m"},
+		{"received value", contract.Violation{Path: "$.a", Keyword: "enum", Expected: []any{"x"}, HasExpected: true, Received: "y", HasReceived: true, Message: "m"},
 			`{"path":"$.a","keyword":"enum","expected":["x"],"received":"y","message":"m"}`},
+		{"expected null", contract.Violation{Path: "$.a", Keyword: "const", HasExpected: true, Received: 1.0, HasReceived: true, Message: "m"},
+			`{"path":"$.a","keyword":"const","expected":null,"received":1,"message":"m"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -206,7 +206,7 @@ func (m *mapper) keyword(r *jsonschema.EvaluationResult, node *jsonschema.Schema
 		got()
 	case "const":
 		if node != nil && node.Const != nil {
-			v.Expected = node.Const.Value
+			v.Expected, v.HasExpected = node.Const.Value, true
 			v.Message = "value must be " + compactJSON(node.Const.Value)
 		}
 		got()
