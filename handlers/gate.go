@@ -126,6 +126,12 @@ func (d Decision) Headers() map[string]string {
 // Decide returns the outcome of env given the run's current state (nil for
 // a run never seen). It never fails: every problem is an outcome.
 func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
+	return g.decide(env, st, nil)
+}
+
+// decide is Decide; a non-nil verdict stands in for the pipeline's (a
+// streamed output stopped early).
+func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Decision {
 	now := g.cfg.Now().UTC()
 	m, reason := ParseMeta(env)
 	if reason != "" {
@@ -220,6 +226,8 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 		opts.ExtraFields, opts.Coerce = bp.ExtraFields, bp.Coerce
 	}
 	switch {
+	case verdict != nil && schema != nil:
+		return g.verdict(env, m, attempt, maxAttempts, *verdict, schema.ID, schema.Raw, st, now)
 	case toolOrAnswer:
 		v, toolSchema := ReplyCheck(env.Payload, bp, opts)
 		return g.verdict(env, m, attempt, maxAttempts, v, toolSchema, ReplySchema(bp), st, now)
@@ -256,7 +264,7 @@ func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict
 
 	verr := contract.ValidationError{
 		Error: contract.ValidationErrorCode, SchemaID: schemaID, AgentID: m.AgentID,
-		Violations: v.Violations, RawOutput: contract.TruncateRaw(env.Payload),
+		Violations: v.Violations, RawOutput: contract.TruncateRaw(env.Payload), Stage: v.Stage,
 	}
 	if attempt < maxAttempts {
 		verr.Retryable = true

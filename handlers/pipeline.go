@@ -32,6 +32,8 @@ type Verdict struct {
 	Normalizations []contract.Normalization
 	// Violations is empty exactly when Valid.
 	Violations []contract.Violation
+	// Stage is "stream" when a streamed output was judged on a prefix.
+	Stage string
 }
 
 // Check runs extract, normalize and validate on payload against s. Of

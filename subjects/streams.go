@@ -23,6 +23,14 @@ const (
 // RunsBucket is the key-value bucket that holds each run's state.
 const RunsBucket = "agentgate_runs"
 
+// ChunksBucket is the key-value bucket that holds the chunks of streamed
+// outputs received so far, so that a restart loses none (section 8).
+const ChunksBucket = "agentgate_chunks"
+
+// PartialConsumer is the durable consumer on the partial stream that every
+// gateway replica binds to.
+const PartialConsumer = "agentgate-partial"
+
 // GatewayConsumer is the durable consumer on the raw stream that every
 // gateway replica binds to, so that each raw output is processed by one of
 // them and survives restarts.
@@ -111,6 +119,26 @@ func RunsBucketConfig(cfg StreamsConfig) jetstream.KeyValueConfig {
 	}
 }
 
+// ChunksBucketConfig is the chunk bucket's configuration.
+func ChunksBucketConfig(cfg StreamsConfig) jetstream.KeyValueConfig {
+	cfg.setDefaults()
+	return jetstream.KeyValueConfig{
+		Bucket:      ChunksBucket,
+		Description: "agentgate: chunks of streamed outputs",
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+		TTL:         cfg.MaxAge,
+	}
+}
+
+// PartialConsumerConfig is the durable consumer of streamed chunks.
+func PartialConsumerConfig(ackWait time.Duration, maxAckPending int) jetstream.ConsumerConfig {
+	c := GatewayConsumerConfig(ackWait, maxAckPending)
+	c.Durable, c.Description = PartialConsumer, "agentgate gateway replicas: streamed chunks"
+	return c
+}
+
 // GatewayConsumerConfig is the durable consumer the gateway processes raw
 // outputs from. AckWait bounds how long an unacknowledged message waits
 // before redelivery; MaxAckPending bounds the messages in flight.
@@ -125,8 +153,8 @@ func GatewayConsumerConfig(ackWait time.Duration, maxAckPending int) jetstream.C
 	}
 }
 
-// Ensure creates or updates every stream and the run-state bucket. It is
-// safe to call from several replicas at once.
+// Ensure creates or updates every stream, the run-state bucket (returned)
+// and the chunk bucket. It is safe to call from several replicas at once.
 func Ensure(ctx context.Context, js jetstream.JetStream, cfg StreamsConfig) (jetstream.KeyValue, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -140,6 +168,9 @@ func Ensure(ctx context.Context, js jetstream.JetStream, cfg StreamsConfig) (jet
 	kv, err := js.CreateOrUpdateKeyValue(ctx, RunsBucketConfig(cfg))
 	if err != nil {
 		return nil, fmt.Errorf("creating bucket %s: %w", RunsBucket, err)
+	}
+	if _, err := js.CreateOrUpdateKeyValue(ctx, ChunksBucketConfig(cfg)); err != nil {
+		return nil, fmt.Errorf("creating bucket %s: %w", ChunksBucket, err)
 	}
 	return kv, nil
 }

@@ -63,6 +63,16 @@ func Outcome(o contract.Outcome, agent string) string {
 	}
 }
 
+// AgentFromPartial returns the agent token of a partial (streamed chunk)
+// subject; ok is false for any other subject.
+func AgentFromPartial(subject string) (agent string, ok bool) {
+	rest, found := strings.CutPrefix(subject, PartialPrefix+".")
+	if !found || rest == "" || strings.Contains(rest, ".") {
+		return "", false
+	}
+	return rest, true
+}
+
 // AgentFromRaw returns what follows the raw prefix of subject: "" for the
 // bare subject, the agent token otherwise. ok is false when subject is not a
 // raw subject at all or has more than one token after the prefix.
