@@ -52,7 +52,10 @@ type Config struct {
 	MaxAckPending int
 	// Workers is how many raw outputs are processed at once (see router).
 	Workers int
-	Logger  *slog.Logger
+	// StreamIdle is how long a streamed output may go without a chunk
+	// before it is dead-lettered as stream_incomplete (default 60 s).
+	StreamIdle time.Duration
+	Logger     *slog.Logger
 }
 
 func (c *Config) setDefaults() {
@@ -98,6 +101,7 @@ type Gateway struct {
 	http     *http.Server
 	httpLn   net.Listener
 	natsURL  string
+	handler  *handlers.Handler
 	ncClosed chan struct{}
 	ready    atomic.Bool
 
@@ -150,6 +154,11 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	g.store = runstate.New(kv)
+	ckv, err := g.js.KeyValue(ctx, subjects.ChunksBucket)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	chunks := runstate.NewChunks(ckv)
 	g.metrics = NewMetrics(func(agent string) bool { _, ok := g.reg.Blueprint(agent); return ok })
 
 	gate, err := handlers.NewGate(handlers.GateConfig{
@@ -160,10 +169,13 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	}
 	g.router, err = router.New(ctx, router.Config{
 		URL: g.natsURL, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
+		Partial: true,
 		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
-			return handlers.NewHandler(handlers.HandlerConfig{
-				Gate: gate, Store: g.store, Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
+			h, err := handlers.NewHandler(handlers.HandlerConfig{
+				Gate: gate, Store: g.store, Chunks: chunks, Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
 			})
+			g.handler = h
+			return h, err
 		},
 	})
 	if err != nil {
@@ -198,12 +210,18 @@ func (g *Gateway) Run(ctx context.Context) error {
 	}()
 	routerErr := make(chan error, 1)
 	go func() { routerErr <- g.router.Run(ctx) }()
+	ectx, stopExpiry := context.WithCancel(ctx)
+	expiryDone := make(chan struct{})
+	go func() { defer close(expiryDone); g.expireStreams(ectx) }()
+	// Stopped before the router closes: it publishes through it.
+	stopExpiring := func() { stopExpiry(); <-expiryDone }
 
 	select {
 	case <-g.router.Running():
 		g.ready.Store(true)
 		g.cfg.Logger.Info("gateway ready", "nats", g.natsURL, "http", g.HTTPAddr())
 	case err := <-routerErr:
+		stopExpiring()
 		return errors.Join(fmt.Errorf("gateway: router: %w", err), g.Close())
 	}
 	var runErr error
@@ -215,7 +233,34 @@ func (g *Gateway) Run(ctx context.Context) error {
 		runErr = fmt.Errorf("gateway: HTTP: %w", err)
 	}
 	g.cfg.Logger.Info("shutting down")
+	stopExpiring()
 	return errors.Join(runErr, g.Close())
+}
+
+// expireStreams dead-letters streamed outputs whose final chunk does not
+// come within the idle limit, checking a few times per limit, until ctx is
+// done.
+func (g *Gateway) expireStreams(ctx context.Context) {
+	idle := g.cfg.StreamIdle
+	if idle <= 0 {
+		idle = handlers.DefaultStreamIdle
+	}
+	tick := time.NewTicker(min(max(idle/4, 100*time.Millisecond), 15*time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if n, err := g.handler.ExpireStreams(ctx, idle); err != nil {
+				if ctx.Err() == nil {
+					g.cfg.Logger.Warn("expiring streamed outputs", "error", err)
+				}
+			} else if n > 0 {
+				g.cfg.Logger.Info("streamed outputs dead-lettered as incomplete", "count", n)
+			}
+		}
+	}
 }
 
 // Close stops the router (waiting for in-flight messages), the HTTP server

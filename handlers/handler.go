@@ -52,6 +52,9 @@ type HandlerConfig struct {
 	Gate      *Gate
 	Store     RunStore
 	Publisher message.Publisher
+	// Chunks keeps the chunks of streamed outputs; optional (without it
+	// HandleChunk fails).
+	Chunks ChunkStore
 	// Observer is optional.
 	Observer Observer
 	Logger   *slog.Logger
@@ -151,10 +154,15 @@ func (h *Handler) Handle(msg *message.Message) error {
 // saving the read: creating the run's entry fails if the run exists after
 // all, and then the state is read and the output decided again.
 func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
+	return h.decideFunc(ctx, env, h.decider.decide)
+}
+
+// decideFunc is decide with the deciding function given.
+func (h *Handler) decideFunc(ctx context.Context, env Envelope, decide func(Envelope, *contract.RunState) Decision) (Decision, error) {
 	runID := env.Header(contract.HeaderRunID)
 	keyed := strings.TrimSpace(runID) != "" && len(runID) <= MaxRunIDLen
 	if keyed && firstAttempt(env) {
-		d := h.decider.decide(env, nil)
+		d := decide(env, nil)
 		if d.State != nil {
 			err := h.cfg.Store.Put(ctx, d.State, 0)
 			if err == nil {
@@ -174,7 +182,7 @@ func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
 				return Decision{}, fmt.Errorf("reading run %q: %w", runID, err)
 			}
 		}
-		d := h.decider.decide(env, st)
+		d := decide(env, st)
 		if d.State == nil {
 			return d, nil
 		}

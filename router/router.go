@@ -38,6 +38,10 @@ type Config struct {
 	// Workers is how many raw outputs are processed at once (default
 	// 4 × GOMAXPROCS).
 	Workers int
+	// Partial also processes streamed chunks (contract section 8) on the
+	// durable consumer subjects.PartialConsumer; the handler needs a chunk
+	// store.
+	Partial bool
 	// CloseTimeout bounds the wait for in-flight messages on Close
 	// (default 10 s).
 	CloseTimeout time.Duration
@@ -191,6 +195,35 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	// wait on the bus.
 	for i := range cfg.Workers {
 		wm.AddConsumerHandler(fmt.Sprintf("raw-outputs-%d", i), subjects.RawPrefix+".>", sub, h.Handle)
+	}
+	if cfg.Partial {
+		partialConn, err := connect(cfg.URL, cfg.Name+"-partial")
+		if err != nil {
+			closeAll()
+			return nil, err
+		}
+		partialCfg := subjects.PartialConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
+		psub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
+			Conn: partialConn, Logger: wlog, AckWaitTimeout: cfg.AckWait, NakDelay: wmjs.NewStaticDelay(time.Second),
+			Unmarshaler: Unmarshaler{}, AckAsync: true,
+			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
+			ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
+				c, err := js.CreateOrUpdateConsumer(ctx, subjects.StreamPartial, partialCfg)
+				if err != nil {
+					return nil, nil, fmt.Errorf("binding durable consumer %s: %w", partialCfg.Durable, err)
+				}
+				return consumers.add(c), nil, nil
+			},
+		})
+		if err != nil {
+			partialConn.Close()
+			closeAll()
+			return nil, fmt.Errorf("router: partial subscriber: %w", err)
+		}
+		// Chunks of one attempt are few and small: a couple of workers.
+		for i := range 2 {
+			wm.AddConsumerHandler(fmt.Sprintf("partial-chunks-%d", i), subjects.PartialPrefix+".>", psub, h.HandleChunk)
+		}
 	}
 	return &Router{cfg: cfg, wm: wm, consumers: consumers, handler: h}, nil
 }

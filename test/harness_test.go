@@ -248,26 +248,32 @@ func (b *bus) awaitState(run string, status contract.RunStatus, attempts int) {
 	})
 }
 
-// awaitIdle waits until the gateways' durable consumer has acked every raw
-// output the stream holds: then what they will ever publish for them is
-// out.
+// awaitIdle waits until the gateways' durable consumers (raw outputs and
+// streamed chunks) have acked every message their streams hold: then what
+// they will ever publish for them is out.
 func (b *bus) awaitIdle() {
 	b.t.Helper()
-	waitFor(b.t, 15*time.Second, "every raw output acked", func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s, err := b.js.Stream(ctx, subjects.StreamRaw)
-		if err != nil {
-			return false
-		}
-		c, err := s.Consumer(ctx, subjects.GatewayConsumer)
-		if err != nil {
-			return false
-		}
-		info, err := c.Info(ctx)
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0 &&
-			info.AckFloor.Stream >= s.CachedInfo().State.LastSeq
+	waitFor(b.t, 15*time.Second, "every raw output and chunk acked", func() bool {
+		return b.consumerIdle(subjects.StreamRaw, subjects.GatewayConsumer) &&
+			b.consumerIdle(subjects.StreamPartial, subjects.PartialConsumer)
 	})
+}
+
+func (b *bus) consumerIdle(stream, consumer string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := b.js.Stream(ctx, stream)
+	if err != nil {
+		return false
+	}
+	last := s.CachedInfo().State.LastSeq
+	c, err := s.Consumer(ctx, consumer)
+	if err != nil {
+		// No consumer yet: idle only if there is nothing to consume.
+		return last == 0
+	}
+	info, err := c.Info(ctx)
+	return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && info.AckFloor.Stream >= last
 }
 
 // waitFor polls cond until it holds or the deadline passes.

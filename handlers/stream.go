@@ -1,0 +1,357 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/subjects"
+)
+
+// Streamed outputs (contract section 8): chunks arrive on
+// agent.output.partial.<agent> with Chunk-Seq (0, 1, ...) and Chunk-Final
+// on the last. Each chunk is added to the attempt's entry in a ChunkStore
+// (compare-and-set, so order and redelivery do not matter and a restart
+// loses nothing); while the attempt is open its contiguous prefix is
+// judged loosely, and an attempt that can no longer become valid ends early
+// with a retry request of stage "stream"; once every chunk up to the final
+// one is there, the assembled output goes through the same pipeline as a
+// raw output. An attempt whose final chunk does not come within the idle
+// limit is dead-lettered as stream_incomplete (ExpireStreams).
+
+// DefaultStreamIdle is how long a streamed attempt may go without a chunk
+// before it is dead-lettered as stream_incomplete.
+const DefaultStreamIdle = 60 * time.Second
+
+// partialSeqBase keeps the sequences of the partial stream apart from the
+// raw stream's in RunState.InputSeq: the input of a streamed attempt is
+// named by its final chunk, plus this.
+const partialSeqBase = 1 << 48
+
+// StreamState is a streamed attempt's entry in the ChunkStore.
+type StreamState struct {
+	RunID   string `json:"run_id"`
+	AgentID string `json:"agent_id"`
+	// Attempt is the Attempt header of the chunks, 0 when they carry none.
+	Attempt int `json:"attempt"`
+	// Headers are the first chunk's headers, less the chunk headers.
+	Headers map[string][]string `json:"headers"`
+	Chunks  map[int]string      `json:"chunks"`
+	// Final is the Chunk-Seq of the final chunk, -1 until it came, and
+	// FinalSeq its sequence in the partial stream.
+	Final    int    `json:"final"`
+	FinalSeq uint64 `json:"final_seq,omitempty"`
+	// LastSeq is the partial-stream sequence of the latest chunk added: it
+	// names the input of an attempt stopped early.
+	LastSeq uint64 `json:"last_seq,omitempty"`
+	// Done is set once the attempt has an outcome (assembled, stopped early
+	// or expired): later chunks are ignored.
+	Done      bool      `json:"done"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Complete reports whether every chunk up to the final one is there.
+func (s *StreamState) Complete() bool {
+	if s.Final < 0 {
+		return false
+	}
+	for i := 0; i <= s.Final; i++ {
+		if _, ok := s.Chunks[i]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Prefix is the text of the chunks from 0 on, up to the first missing one.
+func (s *StreamState) Prefix() string {
+	var b strings.Builder
+	for i := 0; ; i++ {
+		c, ok := s.Chunks[i]
+		if !ok {
+			return b.String()
+		}
+		b.WriteString(c)
+	}
+}
+
+// envelope is the attempt as a raw output, for the pipeline.
+func (s *StreamState) envelope(payload string) Envelope {
+	h := make(map[string][]string, len(s.Headers))
+	for k, v := range s.Headers {
+		h[k] = v
+	}
+	seq := s.LastSeq
+	if s.FinalSeq != 0 {
+		seq = s.FinalSeq
+	}
+	if seq != 0 {
+		seq += partialSeqBase
+	}
+	return Envelope{Subject: subjects.Raw(s.AgentID), Headers: h, Payload: []byte(payload), Seq: seq}
+}
+
+// ChunkStore keeps the chunks of streamed attempts, like RunStore: Get
+// returns nil and revision 0 for an attempt never seen; Put with revision 0
+// creates the entry and otherwise updates it only at revision, returning
+// ErrStateConflict when it is not; Keys lists the attempts kept.
+type ChunkStore interface {
+	Get(ctx context.Context, key string) (*StreamState, uint64, error)
+	Put(ctx context.Context, key string, st *StreamState, revision uint64) error
+	Keys(ctx context.Context) ([]string, error)
+	Delete(ctx context.Context, key string) error
+}
+
+// StreamKey is the ChunkStore key of a run's attempt (0: no Attempt header).
+func StreamKey(runID string, attempt int) string {
+	return subjects.RunKey(runID) + "." + strconv.Itoa(attempt)
+}
+
+// chunk is what a partial message says about itself.
+type chunk struct {
+	meta  Meta
+	seq   int
+	final bool
+}
+
+// parseChunk checks a partial message's subject and headers.
+func parseChunk(env Envelope) (chunk, string) {
+	agent, ok := subjects.AgentFromPartial(env.Subject)
+	if !ok {
+		return chunk{}, fmt.Sprintf("subject %q is not %s.<agent>", env.Subject, subjects.PartialPrefix)
+	}
+	// The chunk's headers are a raw output's: check them as such.
+	asRaw := env
+	asRaw.Subject = subjects.Raw(agent)
+	m, reason := ParseMeta(asRaw)
+	if reason != "" {
+		return chunk{meta: m}, reason
+	}
+	c := chunk{meta: m, final: strings.EqualFold(strings.TrimSpace(env.Header(contract.HeaderChunkFinal)), "true")}
+	n, err := strconv.Atoi(strings.TrimSpace(env.Header(contract.HeaderChunkSeq)))
+	if err != nil || n < 0 || n > maxChunks {
+		return c, fmt.Sprintf("Chunk-Seq header %q is not an integer from 0 to %d", env.Header(contract.HeaderChunkSeq), maxChunks)
+	}
+	c.seq = n
+	return c, ""
+}
+
+// maxChunks bounds the chunks of one attempt.
+const maxChunks = 100_000
+
+// HandleChunk processes one streamed chunk; its signature is
+// message.NoPublishHandlerFunc. Like Handle, it returns an error only for
+// what a retry can fix.
+func (h *Handler) HandleChunk(msg *message.Message) error {
+	if h.cfg.Chunks == nil {
+		return fmt.Errorf("%w: no chunk store", ErrBadConfig)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(msg.Context()), storeTimeout)
+	defer cancel()
+	env := EnvelopeFromMessage(msg)
+	c, reason := parseChunk(env)
+	if reason != "" {
+		d := h.cfg.Gate.deadLetter(env, c.meta, c.meta.Attempt, contract.ErrInvalidEnvelope, reason, nil, nil, h.cfg.Gate.cfg.Now().UTC())
+		return h.publish(d)
+	}
+	key := StreamKey(c.meta.RunID, c.meta.Attempt)
+	for range maxConflicts {
+		st, rev, err := h.cfg.Chunks.Get(ctx, key)
+		if err != nil {
+			return fmt.Errorf("reading stream %q: %w", key, err)
+		}
+		if st == nil {
+			st = &StreamState{RunID: c.meta.RunID, AgentID: c.meta.AgentID, Attempt: c.meta.Attempt,
+				Headers: chunkless(env.Headers), Chunks: map[int]string{}, Final: -1}
+		}
+		if st.Done {
+			return nil
+		}
+		_, seen := st.Chunks[c.seq]
+		if !seen {
+			if len(st.Chunks) >= maxChunks {
+				return nil // bounded: the idle limit ends it
+			}
+			if total := len(st.Prefix()) + len(env.Payload); total > h.cfg.Gate.cfg.MaxPayload*2 {
+				// Far over the limit: keep no more; completion dead-letters it.
+				return nil
+			}
+			st.Chunks[c.seq] = string(env.Payload)
+			st.LastSeq = env.Seq
+			if c.final {
+				st.Final, st.FinalSeq = c.seq, env.Seq
+			}
+			st.UpdatedAt = h.cfg.Gate.cfg.Now().UTC()
+			if err := h.cfg.Chunks.Put(ctx, key, st, rev); errors.Is(err, ErrStateConflict) {
+				continue
+			} else if err != nil {
+				return fmt.Errorf("recording chunk %d of %q: %w", c.seq, key, err)
+			}
+		}
+		return h.advanceStream(ctx, key, st)
+	}
+	return fmt.Errorf("recording chunk of %q: %w %d times", key, ErrStateConflict, maxConflicts)
+}
+
+// advanceStream decides a streamed attempt once it is complete, or ends it
+// early when its prefix can no longer become valid.
+func (h *Handler) advanceStream(ctx context.Context, key string, st *StreamState) error {
+	var d Decision
+	var err error
+	switch {
+	case st.Complete():
+		d, err = h.decideWith(ctx, st.envelope(st.Prefix()), nil)
+	default:
+		env := st.envelope(st.Prefix())
+		if m, _ := ParseMeta(env); m.Refusal {
+			return nil
+		}
+		vs := h.prefixViolations(env)
+		if len(vs) == 0 {
+			return nil
+		}
+		d, err = h.decideWith(ctx, env, &Verdict{Violations: vs, Normalizations: []contract.Normalization{}, Stage: "stream"})
+	}
+	if err != nil {
+		return err
+	}
+	if d.Outcome != "" {
+		if err := h.publish(d); err != nil {
+			return err
+		}
+		if h.cfg.Observer != nil && !d.Republish {
+			h.cfg.Observer.Observe(d, 0)
+		}
+	}
+	return h.closeStream(ctx, key)
+}
+
+// prefixViolations judges a streamed prefix against its agent's schema.
+func (h *Handler) prefixViolations(env Envelope) []contract.Violation {
+	m, _ := ParseMeta(env)
+	bp, ok := h.cfg.Gate.cfg.Registry.Blueprint(m.AgentID)
+	if !ok || bp.OutputSchema == nil {
+		return nil
+	}
+	return PrefixViolations(env.Payload, bp.OutputSchema, CheckOptions{ExtraFields: bp.ExtraFields, Coerce: bp.Coerce})
+}
+
+// closeStream marks a streamed attempt done, so that later chunks are
+// ignored.
+func (h *Handler) closeStream(ctx context.Context, key string) error {
+	for range maxConflicts {
+		st, rev, err := h.cfg.Chunks.Get(ctx, key)
+		if err != nil {
+			return fmt.Errorf("reading stream %q: %w", key, err)
+		}
+		if st == nil || st.Done {
+			return nil
+		}
+		st.Done = true
+		if err := h.cfg.Chunks.Put(ctx, key, st, rev); err == nil {
+			return nil
+		} else if !errors.Is(err, ErrStateConflict) {
+			return fmt.Errorf("closing stream %q: %w", key, err)
+		}
+	}
+	return fmt.Errorf("closing stream %q: %w %d times", key, ErrStateConflict, maxConflicts)
+}
+
+// ExpireStreams dead-letters, as stream_incomplete, every streamed attempt
+// that has had no chunk for idle (default DefaultStreamIdle) and is not
+// done, keeping what came so far, and removes the entries of attempts done
+// for longer than that; it returns how many it expired. Replicas
+// may all call it: closing an attempt is compare-and-set, and the dead
+// letter's Nats-Msg-Id is the attempt's.
+func (h *Handler) ExpireStreams(ctx context.Context, idle time.Duration) (int, error) {
+	if h.cfg.Chunks == nil {
+		return 0, nil
+	}
+	if idle <= 0 {
+		idle = DefaultStreamIdle
+	}
+	keys, err := h.cfg.Chunks.Keys(ctx)
+	if err != nil {
+		return 0, err
+	}
+	now := h.cfg.Gate.cfg.Now().UTC()
+	expired := 0
+	for _, key := range keys {
+		st, _, err := h.cfg.Chunks.Get(ctx, key)
+		if err != nil {
+			return expired, err
+		}
+		if st == nil || now.Sub(st.UpdatedAt) < idle {
+			continue
+		}
+		if st.Done {
+			// Finished a while ago: a late chunk finds the run's state
+			// answered anyway, so the entry can go.
+			if err := h.cfg.Chunks.Delete(ctx, key); err != nil {
+				return expired, err
+			}
+			continue
+		}
+		env := st.envelope(st.Prefix())
+		d, err := h.decideStream(ctx, env, len(st.Chunks), idle)
+		if err != nil {
+			return expired, err
+		}
+		if d.Outcome != "" {
+			if err := h.publish(d); err != nil {
+				return expired, err
+			}
+			if h.cfg.Observer != nil && !d.Republish {
+				h.cfg.Observer.Observe(d, 0)
+			}
+		}
+		if err := h.closeStream(ctx, key); err != nil {
+			return expired, err
+		}
+		expired++
+	}
+	return expired, nil
+}
+
+// decideStream records and returns the stream_incomplete dead letter of an
+// expired attempt.
+func (h *Handler) decideStream(ctx context.Context, env Envelope, chunks int, idle time.Duration) (Decision, error) {
+	g := h.cfg.Gate
+	return h.decideFunc(ctx, env, func(env Envelope, st *contract.RunState) Decision {
+		m, _ := ParseMeta(env)
+		attempt := m.Attempt
+		if attempt == 0 {
+			attempt = contract.NextAttempt(st)
+		}
+		if st != nil && (attempt <= st.Attempts || st.Status.Finished()) {
+			return Decision{RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt}
+		}
+		return g.deadLetter(env, m, attempt, contract.ErrStreamIncomplete,
+			fmt.Sprintf("no final chunk within %s (%d chunk(s) received)", idle, chunks), nil, st, g.cfg.Now().UTC())
+	})
+}
+
+// decideWith is decide for an assembled stream, with an early verdict when
+// one is given.
+func (h *Handler) decideWith(ctx context.Context, env Envelope, v *Verdict) (Decision, error) {
+	return h.decideFunc(ctx, env, func(env Envelope, st *contract.RunState) Decision {
+		return h.cfg.Gate.decide(env, st, v)
+	})
+}
+
+// chunkless copies headers without the chunk headers.
+func chunkless(h map[string][]string) map[string][]string {
+	out := make(map[string][]string, len(h))
+	for k, v := range h {
+		if k != contract.HeaderChunkSeq && k != contract.HeaderChunkFinal {
+			out[k] = v
+		}
+	}
+	return out
+}

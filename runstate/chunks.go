@@ -1,0 +1,82 @@
+package runstate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentgate/agentgate/handlers"
+)
+
+// Chunks is a handlers.ChunkStore on a key-value bucket (see
+// subjects.ChunksBucket).
+type Chunks struct {
+	kv jetstream.KeyValue
+}
+
+var _ handlers.ChunkStore = (*Chunks)(nil)
+
+// NewChunks returns a Chunks on kv.
+func NewChunks(kv jetstream.KeyValue) *Chunks { return &Chunks{kv: kv} }
+
+// Get returns a streamed attempt's chunks and revision, or nil and 0.
+func (c *Chunks) Get(ctx context.Context, key string) (*handlers.StreamState, uint64, error) {
+	e, err := c.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("runstate: get chunks %q: %w", key, err)
+	}
+	var st handlers.StreamState
+	if err := json.Unmarshal(e.Value(), &st); err != nil {
+		return nil, 0, fmt.Errorf("runstate: decoding chunks %q: %w", key, err)
+	}
+	return &st, e.Revision(), nil
+}
+
+// Put writes st at revision (0: create), or returns handlers.ErrStateConflict.
+func (c *Chunks) Put(ctx context.Context, key string, st *handlers.StreamState, revision uint64) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("runstate: encoding chunks %q: %w", key, err)
+	}
+	if revision == 0 {
+		_, err = c.kv.Create(ctx, key, b)
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			return fmt.Errorf("runstate: create chunks %q: %w", key, handlers.ErrStateConflict)
+		}
+	} else {
+		_, err = c.kv.Update(ctx, key, b, revision)
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
+			return fmt.Errorf("runstate: update chunks %q: %w", key, handlers.ErrStateConflict)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("runstate: put chunks %q: %w", key, err)
+	}
+	return nil
+}
+
+// Keys lists the streamed attempts kept.
+func (c *Chunks) Keys(ctx context.Context) ([]string, error) {
+	keys, err := c.kv.Keys(ctx)
+	if errors.Is(err, jetstream.ErrNoKeysFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runstate: listing chunks: %w", err)
+	}
+	return keys, nil
+}
+
+// Delete removes a streamed attempt's entry.
+func (c *Chunks) Delete(ctx context.Context, key string) error {
+	if err := c.kv.Delete(ctx, key); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return fmt.Errorf("runstate: delete chunks %q: %w", key, err)
+	}
+	return nil
+}
