@@ -59,9 +59,11 @@ func TestRepair_jsonrepairCorpus(t *testing.T) {
 	t.Parallel()
 	cases := loadJSONRepairCases(t)
 	pass, total := map[string]int{}, map[string]int{}
+	catPass, catTotal := map[string]int{}, map[string]int{}
 	failedByTest := map[string][]string{}
 	for _, c := range cases {
 		total[c.Kind]++
+		catTotal[c.Test]++
 		got, ops, err := handlers.Repair([]byte(c.Input), 0)
 		var problem string
 		switch c.Kind {
@@ -88,6 +90,7 @@ func TestRepair_jsonrepairCorpus(t *testing.T) {
 		}
 		if problem == "" {
 			pass[c.Kind]++
+			catPass[c.Test]++
 			continue
 		}
 		failedByTest[c.Test] = append(failedByTest[c.Test], fmt.Sprintf("#%d %q: %s", c.ID, c.Input, problem))
@@ -96,6 +99,9 @@ func TestRepair_jsonrepairCorpus(t *testing.T) {
 		for _, f := range failedByTest[test] {
 			t.Logf("%s: %s", test, f)
 		}
+	}
+	for _, cat := range slices.Sorted(maps.Keys(catTotal)) {
+		t.Logf("jsonrepair category %-50q %3d/%-3d pass", cat, catPass[cat], catTotal[cat])
 	}
 	for _, kind := range []string{"valid", "repair", "error"} {
 		t.Logf("jsonrepair corpus, %-6s: %d/%d pass (%.1f %%)", kind, pass[kind], total[kind], 100*float64(pass[kind])/float64(max(total[kind], 1)))
