@@ -47,9 +47,12 @@ type StreamState struct {
 	// FinalSeq its sequence in the partial stream.
 	Final    int    `json:"final"`
 	FinalSeq uint64 `json:"final_seq,omitempty"`
-	// LastSeq is the partial-stream sequence of the latest chunk added: it
-	// names the input of an attempt stopped early.
+	// LastSeq is the partial-stream sequence of the latest chunk added.
 	LastSeq uint64 `json:"last_seq,omitempty"`
+	// StopSeq, once set, says the attempt is being stopped early and names
+	// its input (the chunk whose prefix was judged), so that the stop is
+	// decided, and republished, the same way whichever chunk comes next.
+	StopSeq uint64 `json:"stop_seq,omitempty"`
 	// Done is set once the attempt has an outcome (assembled, stopped early
 	// or expired): later chunks are ignored.
 	Done      bool      `json:"done"`
@@ -88,7 +91,10 @@ func (s *StreamState) envelope(payload string) Envelope {
 		h[k] = v
 	}
 	seq := s.LastSeq
-	if s.FinalSeq != 0 {
+	switch {
+	case s.StopSeq != 0:
+		seq = s.StopSeq
+	case s.FinalSeq != 0:
 		seq = s.FinalSeq
 	}
 	if seq != 0 {
@@ -205,7 +211,7 @@ func (h *Handler) advanceStream(ctx context.Context, key string, st *StreamState
 	var d Decision
 	var err error
 	switch {
-	case st.Complete():
+	case st.StopSeq == 0 && st.Complete():
 		d, err = h.decideWith(ctx, st.envelope(st.Prefix()), nil)
 	default:
 		env := st.envelope(st.Prefix())
@@ -215,6 +221,16 @@ func (h *Handler) advanceStream(ctx context.Context, key string, st *StreamState
 		vs := h.prefixViolations(env)
 		if len(vs) == 0 {
 			return nil
+		}
+		if st.StopSeq == 0 {
+			// Name the stop before deciding it (see StopSeq).
+			if st, err = h.markStop(ctx, key); err != nil || st == nil || st.Done {
+				return err
+			}
+			env = st.envelope(st.Prefix())
+			if vs = h.prefixViolations(env); len(vs) == 0 {
+				return nil
+			}
 		}
 		d, err = h.decideWith(ctx, env, &Verdict{Violations: vs, Normalizations: []contract.Normalization{}, Stage: "stream"})
 	}
@@ -230,6 +246,27 @@ func (h *Handler) advanceStream(ctx context.Context, key string, st *StreamState
 		}
 	}
 	return h.closeStream(ctx, key)
+}
+
+// markStop records that the attempt is stopped early, named by its latest
+// chunk, and returns the state as recorded (nil when it is gone).
+func (h *Handler) markStop(ctx context.Context, key string) (*StreamState, error) {
+	for range maxConflicts {
+		st, rev, err := h.cfg.Chunks.Get(ctx, key)
+		if err != nil {
+			return nil, fmt.Errorf("reading stream %q: %w", key, err)
+		}
+		if st == nil || st.Done || st.StopSeq != 0 {
+			return st, nil
+		}
+		st.StopSeq = max(st.LastSeq, 1)
+		if err := h.cfg.Chunks.Put(ctx, key, st, rev); err == nil {
+			return st, nil
+		} else if !errors.Is(err, ErrStateConflict) {
+			return nil, fmt.Errorf("stopping stream %q: %w", key, err)
+		}
+	}
+	return nil, fmt.Errorf("stopping stream %q: %w %d times", key, ErrStateConflict, maxConflicts)
 }
 
 // prefixViolations judges a streamed prefix against its agent's schema.

@@ -82,14 +82,19 @@ func (b *bus) startRouter(reg handlers.Registry, wrapStore func(handlers.RunStor
 	if wrapStore != nil {
 		store = wrapStore(store)
 	}
+	ckv, err := b.js.KeyValue(ctx, subjects.ChunksBucket)
+	if err != nil {
+		b.t.Fatal(err)
+	}
 	r, err := router.New(ctx, router.Config{
-		URL:    b.srv.ClientURL(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		URL:     b.srv.ClientURL(),
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Partial: true,
 		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
 			if wrapPub != nil {
 				pub = wrapPub(pub)
 			}
-			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Publisher: pub})
+			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Chunks: runstate.NewChunks(ckv), Publisher: pub})
 		},
 	})
 	if err != nil {

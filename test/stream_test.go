@@ -5,10 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/schemas"
 )
 
 // chunk publishes one chunk of a streamed output (contract section 8).
@@ -103,4 +105,28 @@ func TestStream_badChunkIsDeadLettered(t *testing.T) {
 	if field(o.Body, "error", "type") != "invalid_envelope" || field(o.Body, "raw", "subject") != "agent.output.partial.pr-reviewer" {
 		t.Fatalf("outcome: %s", o.Data)
 	}
+}
+
+// A stream stopped early whose retry request was recorded but not
+// published (publishing failed once) gets it published on the retry, once,
+// even when a later chunk arrives in between.
+func TestStream_stopRepublishedAfterAFailedPublish(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	reg, err := schemas.Load(examplesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.startRouter(reg, nil, func(p message.Publisher) message.Publisher {
+		return &failFirstPublish{Publisher: p, failed: map[string]bool{}}
+	})
+	b.chunk("s-6", 0, false, `{"summary": "Risky", "approval": "lgtm", `)
+	b.chunk("s-6", 1, false, `"comments": [`)
+	o := b.awaitOutcomes("s-6", 1)[0]
+	if o.Headers.Get(contract.HeaderOutcome) != "retry" || field(o.Body, "error", "stage") != "stream" {
+		t.Fatalf("outcome: %s", o.Data)
+	}
+	b.chunk("s-6", 2, true, `]}`)
+	b.awaitIdle()
+	assertOneOutcomeEach(t, b, map[string]int{"s-6": 1})
 }
