@@ -213,6 +213,10 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 			fmt.Sprintf("attempt %d is beyond the run's allowance of %d", attempt, maxAttempts), nil, st, now)
 	}
 
+	if verdict != nil && verdict.Incomplete != "" {
+		// Never cut short silently, not even as a refusal.
+		return g.deadLetter(env, m, attempt, contract.ErrStreamIncomplete, verdict.Incomplete, nil, st, now)
+	}
 	if text, ok := refusal(m, env.Payload); ok {
 		ev := contract.RefusalEvent{
 			EventType: contract.EventRefusal, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
@@ -226,7 +230,7 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 		opts.ExtraFields, opts.Coerce = bp.ExtraFields, bp.Coerce
 	}
 	switch {
-	case verdict != nil && schema != nil:
+	case verdict != nil && schema != nil && !toolOrAnswer:
 		return g.verdict(env, m, attempt, maxAttempts, *verdict, schema.ID, schema.Raw, st, now)
 	case toolOrAnswer:
 		v, toolSchema := ReplyCheck(env.Payload, bp, opts)
@@ -395,7 +399,10 @@ func agentTrusted(env Envelope) bool {
 
 func keepRaw(env Envelope) contract.RawMessage {
 	r := contract.RawMessage{Subject: env.Subject, Headers: env.Headers, Size: len(env.Payload)}
-	if env.Seq != 0 {
+	switch {
+	case env.Seq >= partialSeqBase:
+		r.Stream, r.Seq = subjects.StreamPartial, env.Seq-partialSeqBase
+	case env.Seq != 0:
 		r.Stream, r.Seq = subjects.StreamRaw, env.Seq
 	}
 	if r.Headers == nil {

@@ -34,6 +34,9 @@ type Verdict struct {
 	Violations []contract.Violation
 	// Stage is "stream" when a streamed output was judged on a prefix.
 	Stage string
+	// Incomplete, when set, says a streamed output never finished: the
+	// gate dead-letters it as stream_incomplete with this message.
+	Incomplete string
 }
 
 // Check runs extract, normalize and validate on payload against s. Of

@@ -33,8 +33,28 @@ func PrefixViolations(prefix []byte, s *schemas.Schema, opts CheckOptions) []con
 	n := &normalizer{resolver: s, opts: NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce}, judgeBudget: branchJudgeBudget}
 	n.memo = s.Memo()
 	root := n.flatten(s.Doc)
-	if v, bad := wrongType(root, body[0]); bad {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	// The opening bracket and the token after it must parse before the
+	// root is judged: "[Review] {...}" is prose, not an array.
+	var pending []json.Token
+	for range 2 {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		pending = append(pending, tok)
+	}
+	if v, bad := wrongType(root, body[0], n.opts.Coerce); bad {
 		return []contract.Violation{v}
+	}
+	next := func() (json.Token, error) {
+		if len(pending) > 0 {
+			tok := pending[0]
+			pending = pending[1:]
+			return tok, nil
+		}
+		return dec.Token()
 	}
 
 	type frame struct {
@@ -43,7 +63,11 @@ func PrefixViolations(prefix []byte, s *schemas.Schema, opts CheckOptions) []con
 		path      string
 		expectKey bool
 		key       string
-		index     int
+		// alias is set while the member's name is an alias: the member
+		// may be dropped in favour of its canonical one, so what it holds
+		// is not judged.
+		alias bool
+		index int
 	}
 	var stack []frame
 	var out []contract.Violation
@@ -54,10 +78,10 @@ func PrefixViolations(prefix []byte, s *schemas.Schema, opts CheckOptions) []con
 		}
 		f := &stack[len(stack)-1]
 		if f.object {
-			canon := f.key
-			if c, ok := n.facts(f.set).canonOf[f.key]; ok {
-				canon = c
+			if f.alias {
+				return schemaSet{}, contract.Member(f.path, f.key)
 			}
+			canon := f.key
 			// Paths name the normalized document, so an alias is named by
 			// its canonical member.
 			return n.child(f.set, canon), contract.Member(f.path, canon)
@@ -75,10 +99,8 @@ func PrefixViolations(prefix []byte, s *schemas.Schema, opts CheckOptions) []con
 			f.index++
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	for len(out) == 0 {
-		tok, err := dec.Token()
+		tok, err := next()
 		if errors.Is(err, io.EOF) || err != nil {
 			// The end of the prefix, or a syntax error repair may mend.
 			return nil
@@ -99,9 +121,13 @@ func PrefixViolations(prefix []byte, s *schemas.Schema, opts CheckOptions) []con
 		case string:
 			if len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].expectKey {
 				f := &stack[len(stack)-1]
-				f.key, f.expectKey = t, false
+				if len(stack) == 1 && t == "refusal" {
+					return nil // maybe a refusal: not the schema's to judge
+				}
 				facts := n.facts(f.set)
-				if _, alias := facts.canonOf[t]; !alias && n.opts.ExtraFields == extraFieldsReject && facts.closed && !n.allowed(f.set, t) {
+				_, alias := facts.canonOf[t]
+				f.key, f.expectKey, f.alias = t, false, alias
+				if !alias && n.opts.ExtraFields == extraFieldsReject && facts.closed && !n.allowed(f.set, t) {
 					out = append(out, contract.Violation{Path: contract.Member(f.path, t), Keyword: "additionalProperties",
 						Message: "member " + quote(t) + " is not allowed"})
 				}
@@ -119,8 +145,9 @@ func PrefixViolations(prefix []byte, s *schemas.Schema, opts CheckOptions) []con
 	return out
 }
 
-// wrongType reports a root that the schema's type rules out.
-func wrongType(s schemaSet, open byte) (contract.Violation, bool) {
+// wrongType reports a root that the schema's type rules out (an object
+// where an array is wanted may still be coerced to one).
+func wrongType(s schemaSet, open byte, coerce bool) (contract.Violation, bool) {
 	got := "object"
 	if open == '[' {
 		got = "array"
@@ -138,7 +165,7 @@ func wrongType(s schemaSet, open byte) (contract.Violation, bool) {
 		return contract.Violation{}, false
 	}
 	for _, a := range allowed {
-		if a == got {
+		if a == got || coerce && got == "object" && a == "array" {
 			return contract.Violation{}, false
 		}
 	}

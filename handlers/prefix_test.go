@@ -26,12 +26,15 @@ func TestPrefixViolations(t *testing.T) {
 		{"enum string unfinished", `{"summary":"ok","approval":"lg`, strip, ""},
 		{"enum value differing in case is coerced", `{"approval":" Approve ",`, strip, ""},
 		{"nested enum", `{"comments":[{"file":"a","line":1,"severity":"critical"`, strip, "$.comments[0].severity enum"},
-		{"alias key then bad enum", `{"review_comments":[{"severity":"critical"`, strip, "$.comments[0].severity enum"},
 		{"extra member stripped: harmless", `{"summary":"ok","mood":"great"`, strip, ""},
 		{"extra member rejected", `{"summary":"ok","mood":"great"`, reject, "$.mood additionalProperties"},
 		{"alias is no extra member", `{"review_comments":[`, reject, ""},
 		{"valid so far", `{"summary":"ok","approval":"approve","comments":[{"file":"a.go","line":3`, strip, ""},
 		{"syntax error: repair may mend it", `{"summary":"ok",,"approval":"lgtm"`, strip, ""},
+		{"bracketed prose is no array", `[Review] {"summary":`, strip, ""},
+		{"a lone bracket is not judged yet", `[`, strip, ""},
+		{"under an alias nothing is judged", `{"comments":[],"review_comments":[{"severity":"critical"`, strip, ""},
+		{"maybe a refusal", `{"refusal":"I can`, reject, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

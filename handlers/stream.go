@@ -38,11 +38,14 @@ const partialSeqBase = 1 << 48
 type StreamState struct {
 	RunID   string `json:"run_id"`
 	AgentID string `json:"agent_id"`
-	// Attempt is the Attempt header of the chunks, 0 when they carry none.
+	// Attempt is the chunks' Attempt header, or the run's next expected
+	// attempt when the first chunk came without one.
 	Attempt int `json:"attempt"`
 	// Headers are the first chunk's headers, less the chunk headers.
 	Headers map[string][]string `json:"headers"`
-	Chunks  map[int]string      `json:"chunks"`
+	// Chunks are kept as bytes (base64 in JSON): a chunk may end in the
+	// middle of a UTF-8 sequence.
+	Chunks map[int][]byte `json:"chunks"`
 	// Final is the Chunk-Seq of the final chunk, -1 until it came, and
 	// FinalSeq its sequence in the partial stream.
 	Final    int    `json:"final"`
@@ -72,20 +75,31 @@ func (s *StreamState) Complete() bool {
 	return true
 }
 
-// Prefix is the text of the chunks from 0 on, up to the first missing one.
-func (s *StreamState) Prefix() string {
-	var b strings.Builder
-	for i := 0; ; i++ {
+// Prefix is the chunks from 0 on, up to the first missing one (and no
+// further than the final one).
+func (s *StreamState) Prefix() []byte {
+	var b []byte
+	for i := 0; s.Final < 0 || i <= s.Final; i++ {
 		c, ok := s.Chunks[i]
 		if !ok {
-			return b.String()
+			break
 		}
-		b.WriteString(c)
+		b = append(b, c...)
 	}
+	return b
+}
+
+// size is the bytes of every chunk kept.
+func (s *StreamState) size() int {
+	n := 0
+	for _, c := range s.Chunks {
+		n += len(c)
+	}
+	return n
 }
 
 // envelope is the attempt as a raw output, for the pipeline.
-func (s *StreamState) envelope(payload string) Envelope {
+func (s *StreamState) envelope(payload []byte) Envelope {
 	h := make(map[string][]string, len(s.Headers))
 	for k, v := range s.Headers {
 		h[k] = v
@@ -100,7 +114,10 @@ func (s *StreamState) envelope(payload string) Envelope {
 	if seq != 0 {
 		seq += partialSeqBase
 	}
-	return Envelope{Subject: subjects.Raw(s.AgentID), Headers: h, Payload: []byte(payload), Seq: seq}
+	if s.Attempt > 0 {
+		h[contract.HeaderAttempt] = []string{strconv.Itoa(s.Attempt)}
+	}
+	return Envelope{Subject: subjects.Raw(s.AgentID), Headers: h, Payload: payload, Seq: seq}
 }
 
 // ChunkStore keeps the chunks of streamed attempts, like RunStore: Get
@@ -114,7 +131,7 @@ type ChunkStore interface {
 	Delete(ctx context.Context, key string) error
 }
 
-// StreamKey is the ChunkStore key of a run's attempt (0: no Attempt header).
+// StreamKey is the ChunkStore key of a run's attempt.
 func StreamKey(runID string, attempt int) string {
 	return subjects.RunKey(runID) + "." + strconv.Itoa(attempt)
 }
@@ -161,10 +178,22 @@ func (h *Handler) HandleChunk(msg *message.Message) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(msg.Context()), storeTimeout)
 	defer cancel()
 	env := EnvelopeFromMessage(msg)
+	if env.Seq != 0 {
+		env.Seq += partialSeqBase
+	}
 	c, reason := parseChunk(env)
 	if reason != "" {
 		d := h.cfg.Gate.deadLetter(env, c.meta, c.meta.Attempt, contract.ErrInvalidEnvelope, reason, nil, nil, h.cfg.Gate.cfg.Now().UTC())
 		return h.publish(d)
+	}
+	if c.meta.Attempt == 0 {
+		// No Attempt header: the chunks belong to the run's next expected
+		// attempt as they arrive (after a retry request, the next one).
+		run, _, err := h.cfg.Store.Get(ctx, c.meta.RunID)
+		if err != nil {
+			return fmt.Errorf("reading run %q: %w", c.meta.RunID, err)
+		}
+		c.meta.Attempt = contract.NextAttempt(run)
 	}
 	key := StreamKey(c.meta.RunID, c.meta.Attempt)
 	for range maxConflicts {
@@ -174,7 +203,7 @@ func (h *Handler) HandleChunk(msg *message.Message) error {
 		}
 		if st == nil {
 			st = &StreamState{RunID: c.meta.RunID, AgentID: c.meta.AgentID, Attempt: c.meta.Attempt,
-				Headers: chunkless(env.Headers), Chunks: map[int]string{}, Final: -1}
+				Headers: chunkless(env.Headers), Chunks: map[int][]byte{}, Final: -1}
 		}
 		if st.Done {
 			return nil
@@ -184,14 +213,23 @@ func (h *Handler) HandleChunk(msg *message.Message) error {
 			if len(st.Chunks) >= maxChunks {
 				return nil // bounded: the idle limit ends it
 			}
-			if total := len(st.Prefix()) + len(env.Payload); total > h.cfg.Gate.cfg.MaxPayload*2 {
-				// Far over the limit: keep no more; completion dead-letters it.
-				return nil
+			if st.size()+len(env.Payload) > h.chunkLimit() {
+				// Over the limit: the output is decided as it stands, which
+				// the gate finds too large.
+				over := append(st.Prefix(), env.Payload...)
+				d, err := h.decideWith(ctx, st.envelope(over), nil)
+				if err != nil {
+					return err
+				}
+				if err := h.publishStream(d); err != nil {
+					return err
+				}
+				return h.closeStream(ctx, key)
 			}
-			st.Chunks[c.seq] = string(env.Payload)
-			st.LastSeq = env.Seq
+			st.Chunks[c.seq] = env.Payload
+			st.LastSeq = env.Seq - partialSeqBase
 			if c.final {
-				st.Final, st.FinalSeq = c.seq, env.Seq
+				st.Final, st.FinalSeq = c.seq, env.Seq-partialSeqBase
 			}
 			st.UpdatedAt = h.cfg.Gate.cfg.Now().UTC()
 			if err := h.cfg.Chunks.Put(ctx, key, st, rev); errors.Is(err, ErrStateConflict) {
@@ -237,15 +275,35 @@ func (h *Handler) advanceStream(ctx context.Context, key string, st *StreamState
 	if err != nil {
 		return err
 	}
-	if d.Outcome != "" {
-		if err := h.publish(d); err != nil {
-			return err
-		}
-		if h.cfg.Observer != nil && !d.Republish {
-			h.cfg.Observer.Observe(d, 0)
-		}
+	if err := h.publishStream(d); err != nil {
+		return err
 	}
 	return h.closeStream(ctx, key)
+}
+
+// publishStream publishes a streamed attempt's outcome, if it has one.
+func (h *Handler) publishStream(d Decision) error {
+	if d.Outcome == "" {
+		return nil
+	}
+	if err := h.publish(d); err != nil {
+		return err
+	}
+	if h.cfg.Observer != nil && !d.Republish {
+		h.cfg.Observer.Observe(d, 0)
+	}
+	return nil
+}
+
+// chunkLimit bounds the bytes kept for one streamed attempt: the payload
+// limit, and what the chunk bucket can hold in one entry (base64 inflates
+// by a third).
+func (h *Handler) chunkLimit() int {
+	limit := h.cfg.Gate.cfg.MaxPayload
+	if m := h.cfg.Gate.cfg.MaxMessage; m > 0 {
+		limit = min(limit, m*3/4-16<<10)
+	}
+	return max(limit, 1)
 }
 
 // markStop records that the attempt is stopped early, named by its latest
@@ -273,7 +331,7 @@ func (h *Handler) markStop(ctx context.Context, key string) (*StreamState, error
 func (h *Handler) prefixViolations(env Envelope) []contract.Violation {
 	m, _ := ParseMeta(env)
 	bp, ok := h.cfg.Gate.cfg.Registry.Blueprint(m.AgentID)
-	if !ok || bp.OutputSchema == nil {
+	if !ok || bp.OutputSchema == nil || bp.Reply != "" {
 		return nil
 	}
 	return PrefixViolations(env.Payload, bp.OutputSchema, CheckOptions{ExtraFields: bp.ExtraFields, Coerce: bp.Coerce})
@@ -340,13 +398,8 @@ func (h *Handler) ExpireStreams(ctx context.Context, idle time.Duration) (int, e
 		if err != nil {
 			return expired, err
 		}
-		if d.Outcome != "" {
-			if err := h.publish(d); err != nil {
-				return expired, err
-			}
-			if h.cfg.Observer != nil && !d.Republish {
-				h.cfg.Observer.Observe(d, 0)
-			}
+		if err := h.publishStream(d); err != nil {
+			return expired, err
 		}
 		if err := h.closeStream(ctx, key); err != nil {
 			return expired, err
@@ -357,20 +410,12 @@ func (h *Handler) ExpireStreams(ctx context.Context, idle time.Duration) (int, e
 }
 
 // decideStream records and returns the stream_incomplete dead letter of an
-// expired attempt.
+// expired attempt, through the gate: the contract's precedence applies, and
+// a recorded outcome of this very input is published again.
 func (h *Handler) decideStream(ctx context.Context, env Envelope, chunks int, idle time.Duration) (Decision, error) {
-	g := h.cfg.Gate
-	return h.decideFunc(ctx, env, func(env Envelope, st *contract.RunState) Decision {
-		m, _ := ParseMeta(env)
-		attempt := m.Attempt
-		if attempt == 0 {
-			attempt = contract.NextAttempt(st)
-		}
-		if st != nil && (attempt <= st.Attempts || st.Status.Finished()) {
-			return Decision{RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt}
-		}
-		return g.deadLetter(env, m, attempt, contract.ErrStreamIncomplete,
-			fmt.Sprintf("no final chunk within %s (%d chunk(s) received)", idle, chunks), nil, st, g.cfg.Now().UTC())
+	return h.decideWith(ctx, env, &Verdict{
+		Incomplete:     fmt.Sprintf("no final chunk within %s (%d chunk(s) received)", idle, chunks),
+		Normalizations: []contract.Normalization{},
 	})
 }
 

@@ -2,6 +2,7 @@ package test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -129,4 +130,51 @@ func TestStream_stopRepublishedAfterAFailedPublish(t *testing.T) {
 	b.chunk("s-6", 2, true, `]}`)
 	b.awaitIdle()
 	assertOneOutcomeEach(t, b, map[string]int{"s-6": 1})
+}
+
+// A character split between two chunks arrives whole.
+func TestStream_utf8SplitAcrossChunks(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	startGateway(t, b)
+	doc := `{"summary": "café au lait", "approval": "approve", "comments": []}`
+	cut := strings.Index(doc, "é") + 1 // inside the two bytes of é
+	b.chunk("s-7", 0, false, doc[:cut])
+	b.chunk("s-7", 1, true, doc[cut:])
+	o := b.awaitOutcomes("s-7", 1)[0]
+	if o.Headers.Get(contract.HeaderOutcome) != "valid" || field(o.Body, "result_data", "summary") != "café au lait" {
+		t.Fatalf("outcome: %s", o.Data)
+	}
+}
+
+// Chunks without an Attempt header belong to the run's next expected
+// attempt: the answer to a retry request is streamed as attempt 2.
+func TestStream_nextAttemptWithoutHeader(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	startGateway(t, b)
+	b.chunk("s-8", 0, false, `{"summary": "x", "approval": "lgtm", `)
+	b.awaitOutcomes("s-8", 1)
+	b.awaitState("s-8", contract.RunRetryRequested, 1)
+	b.chunk("s-8", 0, false, `{"summary": "x", "approval": "approve", `)
+	b.chunk("s-8", 1, true, `"comments": []}`)
+	b.awaitState("s-8", contract.RunCompleted, 2)
+	assertOneOutcomeEach(t, b, map[string]int{"s-8": 2})
+}
+
+// An expired stream goes through the gate's precedence: an attempt beyond
+// the run's allowance is attempts_exhausted and leaves the state alone.
+func TestStream_expiryKeepsPrecedence(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	startGateway(t, b, func(c *gateway.Config) { c.StreamIdle = 300 * time.Millisecond })
+	b.publish(raw{subject: "agent.output.partial.pr-reviewer", run: "s-9", attempt: 9, payload: `{"sum`,
+		headers: nats.Header{"Chunk-Seq": {"0"}}})
+	o := b.awaitOutcomes("s-9", 1)[0]
+	if field(o.Body, "error", "type") != "attempts_exhausted" {
+		t.Fatalf("outcome: %s", o.Data)
+	}
+	if st := b.runState("s-9"); st != nil {
+		t.Errorf("run state changed: %s", st.Status)
+	}
 }
