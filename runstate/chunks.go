@@ -44,21 +44,7 @@ func (c *Chunks) Put(ctx context.Context, key string, st *handlers.StreamState, 
 	if err != nil {
 		return fmt.Errorf("runstate: encoding chunks %q: %w", key, err)
 	}
-	if revision == 0 {
-		_, err = c.kv.Create(ctx, key, b)
-		if errors.Is(err, jetstream.ErrKeyExists) {
-			return fmt.Errorf("runstate: create chunks %q: %w", key, handlers.ErrStateConflict)
-		}
-	} else {
-		_, err = c.kv.Update(ctx, key, b, revision)
-		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
-			return fmt.Errorf("runstate: update chunks %q: %w", key, handlers.ErrStateConflict)
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("runstate: put chunks %q: %w", key, err)
-	}
-	return nil
+	return casPut(ctx, c.kv, key, b, revision)
 }
 
 // Keys lists the streamed attempts kept.

@@ -49,20 +49,27 @@ func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64)
 	if err != nil {
 		return fmt.Errorf("runstate: encoding %q: %w", st.RunID, err)
 	}
-	key := subjects.RunKey(st.RunID)
+	return casPut(ctx, s.kv, subjects.RunKey(st.RunID), b, revision)
+}
+
+// casPut writes b under key if the entry is still at revision (0: if it
+// does not exist yet), and returns handlers.ErrStateConflict when it is not.
+func casPut(ctx context.Context, kv jetstream.KeyValue, key string, b []byte, revision uint64) error {
+	var err error
 	if revision == 0 {
-		_, err = s.kv.Create(ctx, key, b)
+		_, err = kv.Create(ctx, key, b)
 		if errors.Is(err, jetstream.ErrKeyExists) {
-			return fmt.Errorf("runstate: create %q: %w", st.RunID, handlers.ErrStateConflict)
+			return fmt.Errorf("runstate: create %q: %w", key, handlers.ErrStateConflict)
 		}
 	} else {
-		_, err = s.kv.Update(ctx, key, b, revision)
+		_, err = kv.Update(ctx, key, b, revision)
+		// Replicated buckets report a revision conflict as key exists.
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
-			return fmt.Errorf("runstate: update %q: %w", st.RunID, handlers.ErrStateConflict)
+			return fmt.Errorf("runstate: update %q: %w", key, handlers.ErrStateConflict)
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("runstate: put %q: %w", st.RunID, err)
+		return fmt.Errorf("runstate: put %q: %w", key, err)
 	}
 	return nil
 }
