@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -45,7 +44,7 @@ func childMain(args []string) int {
 		configDir  = fs.String("config", "examples", "configuration directory")
 		workers    = fs.Int("workers", 0, "raw outputs processed at once")
 		maxAge     = fs.Duration("max-age", 0, "gateway: MaxAge of the streams and the run-state bucket")
-		cpuprofile = fs.String("cpuprofile", "", "gateway: write a CPU profile from ready to stop")
+		cpuprofile = fs.String("cpuprofile", "", "write a CPU profile from ready to stop")
 	)
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -65,7 +64,7 @@ func childMain(args []string) int {
 	case "gateway":
 		err = childGateway(ctx, *url, *configDir, *workers, *maxAge, *cpuprofile)
 	case "relay":
-		err = childRelay(ctx, *url, *configDir, *workers)
+		err = childRelay(ctx, *url, *configDir, *workers, *cpuprofile)
 	default:
 		err = fmt.Errorf("unknown role %q", role)
 	}
@@ -100,19 +99,13 @@ func childGateway(ctx context.Context, url, configDir string, workers int, maxAg
 		return errors.Join(err, runErr)
 	}
 	if cpuprofile != "" {
-		f, err := os.Create(cpuprofile)
+		stopProfile, err := startProfile(cpuprofile)
 		if err != nil {
 			cancel()
 			<-done
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			cancel()
-			<-done
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		defer stopProfile()
 	}
 	fmt.Println("ready", g.HTTPAddr())
 	select {
@@ -165,7 +158,7 @@ type relayOutcome struct {
 	Timestamp  time.Time            `json:"timestamp"`
 }
 
-func childRelay(ctx context.Context, url, configDir string, workers int) error {
+func childRelay(ctx context.Context, url, configDir string, workers int, cpuprofile string) error {
 	reg, err := schemas.Load(configDir)
 	if err != nil {
 		return err
@@ -212,6 +205,14 @@ func childRelay(ctx context.Context, url, configDir string, workers int) error {
 				}
 			}
 		})
+	}
+	if cpuprofile != "" {
+		stopProfile, err := startProfile(cpuprofile)
+		if err != nil {
+			cc.Stop()
+			return err
+		}
+		defer stopProfile()
 	}
 	fmt.Println("ready")
 	<-ctx.Done()

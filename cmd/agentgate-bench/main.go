@@ -95,6 +95,7 @@ type options struct {
 	soakWindow int
 	soakMaxAge time.Duration
 	cpuprofile string
+	busProfile string
 }
 
 func main() {
@@ -114,7 +115,8 @@ func main() {
 	flag.IntVar(&o.soak, "soak", 0, "instead of the comparison, soak agentgate alone with this many outputs (e.g. 1000000)")
 	flag.IntVar(&o.soakWindow, "soak-window", 4096, "soak: most outputs published without an outcome yet (unless -rate)")
 	flag.DurationVar(&o.soakMaxAge, "soak-max-age", 2*time.Minute, "soak: MaxAge of the gateway's streams and run-state bucket, to bound the disk")
-	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway process (peak agentgate phase, or the soak) to this file")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway process (peak agentgate phase, or the soak) to this file, and of the relay process to <file>.relay")
+	flag.StringVar(&o.busProfile, "bus-cpuprofile", "", "write CPU profiles of the bench process (embedded NATS server, load generator) during the relay and peak agentgate phases to <file>.relay and <file>.agentgate")
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), `agentgate-bench: measure agentgate against the bare bus and a minimal relay.
 
@@ -144,6 +146,10 @@ Flags:
 	if o.cpuprofile != "" {
 		// The child writes it, maybe from another working directory.
 		o.cpuprofile, _ = filepath.Abs(o.cpuprofile)
+	}
+	if o.busProfile != "" && o.soak > 0 {
+		fmt.Fprintln(os.Stderr, "agentgate-bench: -bus-cpuprofile does not apply to -soak")
+		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -207,7 +213,7 @@ func run(ctx context.Context, o options) (*report, error) {
 		return nil, err
 	}
 	b := &bench{url: srv.ClientURL(), nc: nc, js: js, load: l, configDir: o.configDir,
-		workers: o.workers, window: o.window, timeout: o.timeout}
+		workers: o.workers, window: o.window, timeout: o.timeout, busProfile: o.busProfile}
 
 	if o.soak > 0 {
 		rep.Soak, err = b.soak(ctx, o.soakWindow, o.soakMaxAge, o.rate, o.cpuprofile)
@@ -224,7 +230,11 @@ func run(ctx context.Context, o options) (*report, error) {
 	}
 	rep.Results = append(rep.Results, pub, con)
 	progress("relay, %d workers", o.workers)
-	rel, err := b.runRelay(ctx, "relay", o.rate)
+	relayProfile := ""
+	if o.cpuprofile != "" {
+		relayProfile = o.cpuprofile + ".relay"
+	}
+	rel, err := b.runRelay(ctx, "relay", o.rate, relayProfile)
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,9 @@ type bench struct {
 	workers   int
 	window    int
 	timeout   time.Duration // bound on each phase
+	// busProfile, when set, is the prefix of CPU profiles of this process
+	// taken while the relay and the peak agentgate phase run.
+	busProfile string
 }
 
 func (b *bench) stream(ctx context.Context, name string, subjects ...string) error {
@@ -103,7 +107,7 @@ func rateRow(name string, n int, d time.Duration) result {
 
 // runRelay measures the relay (see relay), run as a child process on its
 // own streams and durable consumer while the payloads are published.
-func (b *bench) runRelay(ctx context.Context, name string, rate float64) (result, error) {
+func (b *bench) runRelay(ctx context.Context, name string, rate float64, profile string) (result, error) {
 	if err := b.stream(ctx, relayRawStream, relayRawPrefix+".>"); err != nil {
 		return result{}, err
 	}
@@ -121,7 +125,11 @@ func (b *bench) runRelay(ctx context.Context, name string, rate float64) (result
 	}); err != nil {
 		return result{}, err
 	}
-	ch, err := startChild(ctx, "relay", "-nats-url", b.url, "-config", b.configDir, "-workers", strconv.Itoa(b.workers))
+	args := []string{"-nats-url", b.url, "-config", b.configDir, "-workers", strconv.Itoa(b.workers)}
+	if profile != "" {
+		args = append(args, "-cpuprofile", profile)
+	}
+	ch, err := startChild(ctx, "relay", args...)
 	if err != nil {
 		return result{}, err
 	}
@@ -183,6 +191,13 @@ func (b *bench) measure(ctx context.Context, name string, ch *child, httpAddr st
 	if err != nil {
 		return result{}, err
 	}
+	if b.busProfile != "" && rate == 0 {
+		stopProfile, err := startProfile(b.busProfile + "." + name)
+		if err != nil {
+			return result{}, err
+		}
+		defer stopProfile()
+	}
 	n := b.load.n
 	sent := make([]time.Time, n)
 	before, self0 := ch.stats(), selfCPU()
@@ -242,4 +257,17 @@ func waitHealthy(ctx context.Context, url string, done <-chan struct{}) error {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// startProfile starts a CPU profile of this process into path.
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
