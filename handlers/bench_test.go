@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/agentgate/agentgate/handlers"
@@ -104,5 +105,40 @@ func benchCheck(b *testing.B, payload string) {
 	b.SetBytes(int64(len(p)))
 	for b.Loop() {
 		handlers.Check(p, s, checkStrict)
+	}
+}
+
+// BenchmarkNormalize_Conforming normalizes a review that needs no change,
+// the common case; BenchmarkNormalize_Drifted one with an alias, a string
+// number and a miscased enum value. BenchmarkValidate is the validator
+// alone on the same review, for scale.
+func BenchmarkNormalize_Conforming(b *testing.B) { benchNormalize(b, benchReview, 0) }
+
+func BenchmarkNormalize_Drifted(b *testing.B) {
+	drifted := strings.Replace(strings.Replace(strings.Replace(benchReview,
+		`"summary"`, `"description"`, 1), `"line": 42`, `"line": "42"`, 1), `"request_changes"`, `"Request_Changes"`, 1)
+	benchNormalize(b, drifted, 3)
+}
+
+func benchNormalize(b *testing.B, payload string, wantOps int) {
+	s := prReviewSchema(b)
+	doc := plainDecode([]byte(payload))
+	opts := handlers.NormalizeOptions{ExtraFields: "strip", Coerce: true}
+	if _, ops := handlers.Normalize(doc, s.Doc, s, opts); len(ops) != wantOps {
+		b.Fatalf("%d normalizations, want %d: %+v", len(ops), wantOps, ops)
+	}
+	for b.Loop() {
+		handlers.Normalize(doc, s.Doc, s, opts)
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	s := prReviewSchema(b)
+	doc := plainDecode([]byte(benchReview))
+	if v := s.Validate(doc); len(v) > 0 {
+		b.Fatalf("invalid: %+v", v)
+	}
+	for b.Loop() {
+		s.Validate(doc)
 	}
 }

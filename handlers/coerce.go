@@ -72,11 +72,11 @@ func (n *normalizer) conversion(v any, s schemaSet) (any, string, bool) {
 		if num, detail, ok := stringToNumber(str, types); ok {
 			convs = append(convs, conversion{num, detail})
 		}
-		if b, ok := stringToBool(str); ok && types["boolean"] {
+		if b, ok := stringToBool(str); ok && types.has(typeBoolean) {
 			convs = append(convs, conversion{b, "string to boolean"})
 		}
 	}
-	if _, isArray := v.([]any); types["array"] && !isArray {
+	if _, isArray := v.([]any); types.has(typeArray) && !isArray {
 		convs = append(convs, conversion{[]any{v}, jsonTypeName(v) + " to array"})
 	}
 	if len(convs) != 1 {
@@ -113,20 +113,21 @@ func enumConversion(v any, s schemaSet) (any, string, bool) {
 
 // schemaTypes intersects the type keywords of s; typed is false when no
 // node constrains the type. An integer-only node narrows number to integer.
-func schemaTypes(s schemaSet) (types map[string]bool, typed bool) {
+func schemaTypes(s schemaSet) (types jsonTypes, typed bool) {
 	for _, node := range s.nodes {
 		raw, ok := node["type"]
 		if !ok {
 			continue
 		}
-		cur := make(map[string]bool)
+		// A list holding a non-string counts for the names it does hold.
+		var cur jsonTypes
 		switch t := raw.(type) {
 		case string:
-			cur[t] = true
+			cur = typeNamed(t)
 		case []any:
 			for _, e := range t {
 				if name, ok := e.(string); ok {
-					cur[name] = true
+					cur |= typeNamed(name)
 				}
 			}
 		}
@@ -134,14 +135,9 @@ func schemaTypes(s schemaSet) (types map[string]bool, typed bool) {
 			types, typed = cur, true
 			continue
 		}
-		both := make(map[string]bool)
-		for name := range types {
-			switch {
-			case cur[name]:
-				both[name] = true
-			case name == "integer" && cur["number"], name == "number" && cur["integer"]:
-				both["integer"] = true
-			}
+		both := types & cur
+		if types.has(typeInteger) && cur.has(typeNumber) || types.has(typeNumber) && cur.has(typeInteger) {
+			both |= typeInteger
 		}
 		types = both
 	}
@@ -184,7 +180,7 @@ func excludesNull(s schemaSet) bool {
 	if s.partial || len(s.nodes) == 0 {
 		return false
 	}
-	if types, typed := schemaTypes(s); typed && !types["null"] {
+	if types, typed := schemaTypes(s); typed && !types.has(typeNull) {
 		return true
 	}
 	for _, e := range schemaEnums(s) {
@@ -205,28 +201,28 @@ func excludesNull(s schemaSet) bool {
 // typeAllows reports whether v's JSON type is one of types. A value it
 // cannot judge (a number too odd to tell integral, a Go type JSON does not
 // produce) counts as allowed, so that nothing converts it.
-func typeAllows(types map[string]bool, v any) bool {
+func typeAllows(types jsonTypes, v any) bool {
 	switch x := v.(type) {
 	case nil:
-		return types["null"]
+		return types.has(typeNull)
 	case bool:
-		return types["boolean"]
+		return types.has(typeBoolean)
 	case string:
-		return types["string"]
+		return types.has(typeString)
 	case []any:
-		return types["array"]
+		return types.has(typeArray)
 	case map[string]any:
-		return types["object"]
+		return types.has(typeObject)
 	case json.Number:
-		if types["number"] {
+		if types.has(typeNumber) {
 			return true
 		}
 		integral, ok := numberIntegral(string(x))
-		return !ok || (types["integer"] && integral)
+		return !ok || (types.has(typeInteger) && integral)
 	case float64:
-		return types["number"] || (types["integer"] && x == math.Trunc(x))
+		return types.has(typeNumber) || (types.has(typeInteger) && x == math.Trunc(x))
 	case float32, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		return types["number"] || types["integer"]
+		return types.has(typeNumber) || types.has(typeInteger)
 	default:
 		return true
 	}
@@ -253,15 +249,15 @@ func jsonTypeName(v any) string {
 // stringToNumber reads a string holding one JSON number (surrounding space
 // allowed): as written where types allow number, as an integer without
 // fraction or exponent where they allow only integer and it is integral.
-func stringToNumber(str string, types map[string]bool) (json.Number, string, bool) {
+func stringToNumber(str string, types jsonTypes) (json.Number, string, bool) {
 	t := strings.TrimSpace(str)
 	if t == "" || (t[0] != '-' && (t[0] < '0' || t[0] > '9')) || !json.Valid([]byte(t)) {
 		return "", "", false
 	}
-	if types["number"] {
+	if types.has(typeNumber) {
 		return json.Number(t), "string to number", true
 	}
-	if types["integer"] {
+	if types.has(typeInteger) {
 		if it, ok := integerText(t); ok {
 			return json.Number(it), "string to integer", true
 		}

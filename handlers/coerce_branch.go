@@ -336,19 +336,8 @@ func (n *normalizer) judgeCombinator(v any, kw string, val any) verdict {
 }
 
 func judgeType(v any, val any) verdict {
-	types := map[string]bool{}
-	switch t := val.(type) {
-	case string:
-		types[t] = true
-	case []any:
-		for _, e := range t {
-			name, ok := e.(string)
-			if !ok {
-				return unsure
-			}
-			types[name] = true
-		}
-	default:
+	types, ok := typeKeyword(val)
+	if !ok {
 		return unsure
 	}
 	return boolVerdict(typeAllows(types, v))

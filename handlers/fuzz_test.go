@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -134,10 +135,14 @@ func FuzzNormalize(f *testing.F) {
 		}
 		r := localRefs{root: schema}
 		start := time.Now()
-		once, _ := handlers.Normalize(doc, schema, r, opts)
+		once, onceOps := handlers.Normalize(doc, schema, r, opts)
 		first, err := json.Marshal(once)
 		if err != nil {
 			t.Fatalf("normalized doc does not marshal: %v", err)
+		}
+		copied, copiedOps := handlers.NormalizeCopy(doc, schema, r, opts)
+		if c, _ := json.Marshal(copied); !bytes.Equal(c, first) || !slices.Equal(onceOps, copiedOps) {
+			t.Fatalf("Normalize gave %s %s; without its first pass %s %s", first, formatNormalizations(onceOps), c, formatNormalizations(copiedOps))
 		}
 		twice, ops := handlers.Normalize(once, schema, r, opts)
 		if len(ops) != 0 {

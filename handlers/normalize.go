@@ -51,7 +51,8 @@ type NormalizeOptions struct {
 }
 
 // Normalize returns a normalized copy of doc (doc itself is never mutated,
-// and the copy shares no map or slice with it) and every change made, in
+// and the copy shares no map or slice with it), or doc itself when nothing
+// changes, and every change made, in
 // document order: at each object, its renames and drops (members in sorted
 // order), then each member in sorted order, parents before children.
 //
@@ -84,16 +85,43 @@ type NormalizeOptions struct {
 // Normalize is idempotent: applied to its own output it changes nothing.
 // The returned slice is never nil, so it marshals as [] when empty.
 func Normalize(doc any, schema map[string]any, r Resolver, opts NormalizeOptions) (any, []contract.Normalization) {
+	n := newNormalizer(r, opts)
+	var root schemaSet
+	if schema != nil {
+		root = n.flatten(schema)
+	}
+	// Most outputs need no change: a first pass that copies nothing and
+	// names no path finds that out, and the document is returned as is.
+	n.dry = true
+	n.walk(doc, root, "")
+	if len(n.ops) == 0 && n.judgeBudget > 0 {
+		return doc, n.ops
+	}
+	return newNormalizer(r, opts).copyWalk(doc, root)
+}
+
+// normalizeCopy is Normalize without its first pass: it always copies.
+func normalizeCopy(doc any, schema map[string]any, r Resolver, opts NormalizeOptions) (any, []contract.Normalization) {
+	n := newNormalizer(r, opts)
+	var root schemaSet
+	if schema != nil {
+		root = n.flatten(schema)
+	}
+	return n.copyWalk(doc, root)
+}
+
+func newNormalizer(r Resolver, opts NormalizeOptions) *normalizer {
 	n := &normalizer{resolver: r, opts: opts, ops: []contract.Normalization{}, judgeBudget: branchJudgeBudget}
 	if m, ok := r.(Memoizer); ok {
 		n.memo = m.Memo()
 	} else {
 		n.memo = new(sync.Map)
 	}
-	var root schemaSet
-	if schema != nil {
-		root = n.flatten(schema)
-	}
+	return n
+}
+
+// copyWalk is the pass of Normalize that copies and records every change.
+func (n *normalizer) copyWalk(doc any, root schemaSet) (any, []contract.Normalization) {
 	return n.walk(doc, root, "$"), n.ops
 }
 
@@ -111,6 +139,12 @@ type normalizer struct {
 	// memo keeps the facts of schema sets, across calls when the resolver
 	// is a Memoizer.
 	memo *sync.Map
+	// dry marks the first pass of Normalize, which only finds out whether
+	// anything would change: it copies nothing, names no path, visits
+	// members in any order and stops at the first change it records. (The
+	// anyOf/oneOf judge budget depends on the order: a dry pass that used
+	// it all up does not count as finding nothing.)
+	dry bool
 }
 
 // Memoizer is implemented by resolvers that can keep what the normalizer
@@ -187,10 +221,15 @@ type schemaSet struct {
 	partial bool
 }
 
-// walk returns the normalized copy of v, located at path, under s.
+// walk returns the normalized copy of v, located at path, under s. In a
+// dry pass it returns v itself.
 func (n *normalizer) walk(v any, s schemaSet, path string) any {
 	if n.opts.Coerce {
 		v = n.coerce(v, s, path)
+	}
+	if n.dry {
+		n.scan(v, s)
+		return v
 	}
 	switch t := v.(type) {
 	case map[string]any:
@@ -204,6 +243,49 @@ func (n *normalizer) walk(v any, s schemaSet, path string) any {
 	default:
 		return v
 	}
+}
+
+// scan is walk's dry pass below v: it stops at the first change recorded.
+func (n *normalizer) scan(v any, s schemaSet) {
+	if len(n.ops) > 0 {
+		return
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		facts := n.facts(s)
+		strip := n.opts.ExtraFields != extraFieldsReject && facts.closed
+		for name, member := range t {
+			if _, isAlias := facts.canonOf[name]; isAlias {
+				n.ops = append(n.ops, contract.Normalization{Op: contract.OpRename, From: name})
+				return
+			}
+			if strip && !n.allowed(s, name) {
+				n.ops = append(n.ops, contract.Normalization{Op: contract.OpStrip})
+				return
+			}
+			child := n.child(s, name)
+			if n.dropsNull(member, s, child, facts.required[name]) {
+				n.ops = append(n.ops, contract.Normalization{Op: contract.OpCoerce, From: "null"})
+				return
+			}
+			if n.walk(member, child, ""); len(n.ops) > 0 {
+				return
+			}
+		}
+	case []any:
+		for i, item := range t {
+			if n.walk(item, n.item(s, i), ""); len(n.ops) > 0 {
+				return
+			}
+		}
+	}
+}
+
+// dropsNull reports whether member v, under child in an object under s,
+// is a null that coercion removes: optional, and the schema leaves null
+// out.
+func (n *normalizer) dropsNull(v any, s, child schemaSet, required bool) bool {
+	return v == nil && n.opts.Coerce && !s.partial && !required && (excludesNull(child) || n.branchesExcludeNull(child))
 }
 
 func (n *normalizer) walkObject(obj map[string]any, s schemaSet, path string) map[string]any {
@@ -234,7 +316,7 @@ func (n *normalizer) walkObject(obj map[string]any, s schemaSet, path string) ma
 			continue
 		}
 		child := n.child(s, name)
-		if v == nil && n.opts.Coerce && !s.partial && !required[name] && (excludesNull(child) || n.branchesExcludeNull(child)) {
+		if n.dropsNull(v, s, child, required[name]) {
 			n.ops = append(n.ops, contract.Normalization{Op: contract.OpCoerce, Path: mpath, From: "null", Detail: "null in optional member removed"})
 			continue
 		}

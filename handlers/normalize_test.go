@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -292,10 +293,20 @@ func TestNormalize_idempotent(t *testing.T) {
 		t.Run(in.name, func(t *testing.T) {
 			t.Parallel()
 			r := localRefs{root: in.schema}
-			once, _ := handlers.Normalize(in.doc, in.schema, r, in.opts)
+			once, onceOps := handlers.Normalize(in.doc, in.schema, r, in.opts)
+			// The first pass, which returns a conforming document as is,
+			// changes no result.
+			copied, copiedOps := handlers.NormalizeCopy(in.doc, in.schema, r, in.opts)
+			if !slices.Equal(onceOps, copiedOps) || compactJSON(t, once) != compactJSON(t, copied) {
+				t.Errorf("Normalize = %s\n%s\nwithout its first pass %s\n%s", compactJSON(t, once), formatNormalizations(onceOps),
+					compactJSON(t, copied), formatNormalizations(copiedOps))
+			}
 			twice, ops := handlers.Normalize(once, in.schema, r, in.opts)
 			if len(ops) != 0 {
 				t.Errorf("second pass changed:\n%s", formatNormalizations(ops))
+			}
+			if m, isMap := once.(map[string]any); isMap && !sameMap(m, twice) {
+				t.Error("a document that needs no change was copied")
 			}
 			if a, b := compactJSON(t, once), compactJSON(t, twice); a != b {
 				t.Errorf("second pass doc = %s, want %s", b, a)
@@ -663,4 +674,10 @@ func formatNormalizations(ops []contract.Normalization) string {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
 	return b.String()
+}
+
+// sameMap reports whether v is the map m itself.
+func sameMap(m map[string]any, v any) bool {
+	vm, ok := v.(map[string]any)
+	return ok && reflect.ValueOf(vm).Pointer() == reflect.ValueOf(m).Pointer()
 }
