@@ -281,8 +281,8 @@ func printTable(w io.Writer, rep *report) {
 		printSoak(w, rep.Soak)
 		return
 	}
-	fmt.Fprintf(w, "%-24s %8s %7s %7s %7s %7s %8s %5s %8s %8s\n",
-		"", "msgs/s", "seconds", "p50 ms", "p99 ms", "max ms", "CPU s/1k", "cores", "peak RSS", "bus s/1k")
+	fmt.Fprintf(w, "%-24s %8s %7s %7s %7s %7s %8s %5s %8s %8s %6s %6s\n",
+		"", "msgs/s", "seconds", "p50 ms", "p99 ms", "max ms", "CPU s/1k", "cores", "peak RSS", "bus s/1k", "io/msg", "bus io")
 	f := func(v float64, format string) string {
 		if v == 0 {
 			return "-"
@@ -294,12 +294,14 @@ func printTable(w io.Writer, rep *report) {
 		if r.PacedRate > 0 {
 			name += fmt.Sprintf(" @ %.0f/s", r.PacedRate)
 		}
-		fmt.Fprintf(w, "%-24s %8.0f %7.2f %7s %7s %7s %8s %5s %8s %8s\n", name, r.MsgsPerSec, r.Seconds,
+		fmt.Fprintf(w, "%-24s %8.0f %7.2f %7s %7s %7s %8s %5s %8s %8s %6s %6s\n", name, r.MsgsPerSec, r.Seconds,
 			f(r.P50Ms, "%.1f"), f(r.P99Ms, "%.1f"), f(r.MaxMs, "%.1f"), f(r.CPUPer1k, "%.3f"),
-			f(r.Cores, "%.2f"), f(r.PeakRSSMB, "%.0f MB"), f(r.BenchCPUPer1k, "%.3f"))
+			f(r.Cores, "%.2f"), f(r.PeakRSSMB, "%.0f MB"), f(r.BenchCPUPer1k, "%.3f"),
+			f(r.IOCallsPerMsg, "%.2f"), f(r.BenchIOCallsPerMsg, "%.2f"))
 	}
 	fmt.Fprintln(w, "\nCPU s/1k, cores, peak RSS: the relay or gateway process alone (peak RSS = its VmHWM);")
-	fmt.Fprintln(w, "bus s/1k: the bench process (embedded NATS server, load generator, outcome polling).")
+	fmt.Fprintln(w, "bus s/1k: the bench process (embedded NATS server, load generator, outcome polling);")
+	fmt.Fprintln(w, "io/msg, bus io: read and write system calls per message of the process under test and of the bench process.")
 	fmt.Fprintln(w)
 	for _, r := range rep.Results {
 		if len(r.Outcomes) > 0 {

@@ -38,6 +38,11 @@ type result struct {
 	// process itself over the phase: the embedded NATS server, the load
 	// generator and the outcome counter (the bus's share of the work).
 	BenchCPUPer1k float64 `json:"bench_cpu_seconds_per_1k,omitempty"`
+	// IOCallsPerMsg and BenchIOCallsPerMsg are the read and write system
+	// calls per message of the process under test and of the bench
+	// process.
+	IOCallsPerMsg      float64 `json:"io_calls_per_msg,omitempty"`
+	BenchIOCallsPerMsg float64 `json:"bench_io_calls_per_msg,omitempty"`
 	// Goroutines of the gateway at the end of the phase (from its /metrics).
 	Goroutines int            `json:"goroutines,omitempty"`
 	Outcomes   map[string]int `json:"outcomes,omitempty"`

@@ -201,6 +201,7 @@ func (b *bench) measure(ctx context.Context, name string, ch *child, httpAddr st
 	n := b.load.n
 	sent := make([]time.Time, n)
 	before, self0 := ch.stats(), selfCPU()
+	selfIO0, _ := readIOCalls("self")
 	start, err := p.publishAll(ctx, b.load, publishOpts{
 		subject: subject, rate: rate,
 		stamp: func(i int, t time.Time) { sent[i] = t },
@@ -212,6 +213,7 @@ func (b *bench) measure(ctx context.Context, name string, ch *child, httpAddr st
 		return result{}, err
 	}
 	after, self1 := ch.stats(), selfCPU()
+	selfIO1, _ := readIOCalls("self")
 	var gm goMetrics
 	if httpAddr != "" {
 		if gm, err = readGoMetrics(ctx, httpAddr); err != nil {
@@ -231,6 +233,8 @@ func (b *bench) measure(ctx context.Context, name string, ch *child, httpAddr st
 	}
 	r.PeakRSSMB = float64(after.HWMKB) / 1024
 	r.BenchCPUPer1k = per1k(self1-self0, n)
+	r.IOCallsPerMsg = float64(after.IOCalls-before.IOCalls) / float64(n)
+	r.BenchIOCallsPerMsg = float64(selfIO1-selfIO0) / float64(n)
 	r.Goroutines = gm.Goroutines
 	return r, nil
 }

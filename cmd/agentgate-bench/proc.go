@@ -24,6 +24,10 @@ type procStats struct {
 	CPU   time.Duration // user + system time so far
 	RSSKB int64         // VmRSS
 	HWMKB int64         // VmHWM: peak RSS over the process's life
+	// IOCalls counts the read and write system calls so far (syscr +
+	// syscw of /proc/<pid>/io): the round trips to the bus, which unlike
+	// CPU time do not move with other work on the box.
+	IOCalls int64
 }
 
 // readProc reads /proc/<pid>/stat and /proc/<pid>/status. On systems
@@ -61,7 +65,25 @@ func readProc(pid int) (procStats, error) {
 			st.HWMKB = kb
 		}
 	}
-	return st, nil
+	st.IOCalls, err = readIOCalls(strconv.Itoa(pid))
+	return st, err
+}
+
+// readIOCalls reads syscr + syscw from /proc/<pid>/io (pid may be "self").
+func readIOCalls(pid string) (int64, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/io")
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for line := range strings.SplitSeq(string(b), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		if k == "syscr" || k == "syscw" {
+			c, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			n += c
+		}
+	}
+	return n, nil
 }
 
 // child is a process under test: this same binary started as
