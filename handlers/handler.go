@@ -81,8 +81,8 @@ func (c HandlerConfig) Validate() error {
 // fix (the bus or the store is unreachable); every domain failure is an
 // outcome.
 type Handler struct {
-	cfg     HandlerConfig
-	decider *decider
+	cfg    HandlerConfig
+	runner *runner
 }
 
 // NewHandler returns a Handler, or ErrBadConfig.
@@ -93,13 +93,13 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Handler{cfg: cfg, decider: newDecider(cfg.Gate)}, nil
+	return &Handler{cfg: cfg, runner: newRunner()}, nil
 }
 
 // Close stops the handler's goroutines. Call it once no message is handled
 // any more (after the router closed); safe to call twice.
 func (h *Handler) Close() error {
-	h.decider.close()
+	h.runner.close()
 	return nil
 }
 
@@ -120,6 +120,10 @@ const maxConflicts = 5
 // de-duplicates. Handle returns an error only for what a retry can fix (the
 // bus or the store is unreachable); every domain failure is an outcome.
 func (h *Handler) Handle(msg *message.Message) error {
+	return h.runner.do(func() error { return h.handle(msg) })
+}
+
+func (h *Handler) handle(msg *message.Message) error {
 	start := time.Now()
 	// The router cancels the message's context when it shuts down; a
 	// message already in hand is finished all the same, bounded in time.
@@ -154,7 +158,7 @@ func (h *Handler) Handle(msg *message.Message) error {
 // saving the read: creating the run's entry fails if the run exists after
 // all, and then the state is read and the output decided again.
 func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
-	return h.decideFunc(ctx, env, h.decider.decide)
+	return h.decideFunc(ctx, env, h.cfg.Gate.Decide)
 }
 
 // decideFunc is decide with the deciding function given.

@@ -172,6 +172,10 @@ const maxChunks = 100_000
 // message.NoPublishHandlerFunc. Like Handle, it returns an error only for
 // what a retry can fix.
 func (h *Handler) HandleChunk(msg *message.Message) error {
+	return h.runner.do(func() error { return h.handleChunk(msg) })
+}
+
+func (h *Handler) handleChunk(msg *message.Message) error {
 	if h.cfg.Chunks == nil {
 		return fmt.Errorf("%w: no chunk store", ErrBadConfig)
 	}
