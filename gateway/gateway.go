@@ -168,7 +168,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		return nil, err
 	}
 	g.router, err = router.New(ctx, router.Config{
-		URL: g.natsURL, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
+		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
 		Partial: true,
 		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
 			h, err := handlers.NewHandler(handlers.HandlerConfig{

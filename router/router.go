@@ -22,9 +22,12 @@ import (
 
 // Config configures the gateway's Watermill router.
 type Config struct {
-	// URL of the NATS server (required). The router opens its own
-	// connections: Watermill closes them on Close.
+	// URL of the NATS server (required unless Conn is set).
 	URL string
+	// Conn, when set, is the connection the router subscribes and
+	// publishes on, instead of one of its own. Watermill drains and closes
+	// it when the router closes.
+	Conn *nats.Conn
 	// Name is the NATS connection name (default "agentgate").
 	Name string
 	// Handler decides and publishes outcomes (required); Build gives it
@@ -72,8 +75,8 @@ func (c *Config) setDefaults() {
 // Validate reports every problem with the configuration.
 func (c Config) Validate() error {
 	var errs []error
-	if c.URL == "" {
-		errs = append(errs, fmt.Errorf("%w: no NATS URL", ErrBadConfig))
+	if c.URL == "" && c.Conn == nil {
+		errs = append(errs, fmt.Errorf("%w: no NATS URL or connection", ErrBadConfig))
 	}
 	if c.Handler == nil {
 		errs = append(errs, fmt.Errorf("%w: no handler", ErrBadConfig))
@@ -114,16 +117,15 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		slog.LevelInfo: slog.LevelDebug,
 	})
 
-	subConn, err := connect(cfg.URL, cfg.Name+"-sub")
-	if err != nil {
-		return nil, err
+	conn := cfg.Conn
+	if conn == nil {
+		var err error
+		if conn, err = connect(cfg.URL, cfg.Name); err != nil {
+			return nil, err
+		}
 	}
-	pubConn, err := connect(cfg.URL, cfg.Name+"-pub")
-	if err != nil {
-		subConn.Close()
-		return nil, err
-	}
-	closeAll := func() { subConn.Close(); pubConn.Close() }
+	subConn, pubConn := conn, conn
+	closeAll := func() { conn.Close() }
 
 	consumerCfg := subjects.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 	consumers := &consumerSet{}
@@ -197,11 +199,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		wm.AddConsumerHandler(fmt.Sprintf("raw-outputs-%d", i), subjects.RawPrefix+".>", sub, h.Handle)
 	}
 	if cfg.Partial {
-		partialConn, err := connect(cfg.URL, cfg.Name+"-partial")
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
+		partialConn := conn
 		partialCfg := subjects.PartialConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 		psub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 			Conn: partialConn, Logger: wlog, AckWaitTimeout: cfg.AckWait, NakDelay: wmjs.NewStaticDelay(time.Second),
@@ -216,7 +214,6 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 			},
 		})
 		if err != nil {
-			partialConn.Close()
 			closeAll()
 			return nil, fmt.Errorf("router: partial subscriber: %w", err)
 		}
