@@ -112,10 +112,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	wlog := watermill.NewSlogLoggerWithLevelMapping(cfg.Logger.With("component", "watermill"), map[slog.Level]slog.Level{
-		// pkg/jetstream logs every message at INFO.
-		slog.LevelInfo: slog.LevelDebug,
-	})
+	wlog := newWatermillLogger(cfg.Logger)
 
 	conn := cfg.Conn
 	if conn == nil {
