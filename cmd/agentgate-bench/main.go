@@ -109,7 +109,7 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the payload generator")
 	flag.IntVar(&o.window, "window", 256, "most async publishes awaiting their ack")
 	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "bound on each phase")
-	flag.IntVar(&o.workers, "workers", 0, "worker pool of the relay and gateway.Config.Workers (0: the gateway's default, 4 × GOMAXPROCS)")
+	flag.IntVar(&o.workers, "workers", 0, "worker pool of the relay and gateway.Config.Workers (0: the gateway's default, router.DefaultWorkers)")
 	flag.Float64Var(&o.rate, "rate", 0, "pace the relay and agentgate publishers at this many msgs/s (0: as fast as the window allows)")
 	flag.BoolVar(&o.half, "half", true, "rerun agentgate paced at half its measured peak and report its latency (ignored with -rate)")
 	flag.IntVar(&o.soak, "soak", 0, "instead of the comparison, soak agentgate alone with this many outputs (e.g. 1000000)")
@@ -141,7 +141,7 @@ Flags:
 		os.Exit(2)
 	}
 	if o.workers == 0 {
-		o.workers = 4 * runtime.GOMAXPROCS(0)
+		o.workers = router.DefaultWorkers()
 	}
 	if o.cpuprofile != "" {
 		// The child writes it, maybe from another working directory.
