@@ -45,6 +45,7 @@ func childMain(args []string) int {
 		workers    = fs.Int("workers", 0, "raw outputs processed at once")
 		maxAge     = fs.Duration("max-age", 0, "gateway: MaxAge of the streams and the run-state bucket")
 		cpuprofile = fs.String("cpuprofile", "", "write a CPU profile from ready to stop")
+		runState   = fs.Bool("runstate", false, "relay: also record each run's state (the outcome) in a key-value bucket before publishing")
 	)
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -64,7 +65,7 @@ func childMain(args []string) int {
 	case "gateway":
 		err = childGateway(ctx, *url, *configDir, *workers, *maxAge, *cpuprofile)
 	case "relay":
-		err = childRelay(ctx, *url, *configDir, *workers, *cpuprofile)
+		err = childRelay(ctx, *url, *configDir, *workers, *runState, *cpuprofile)
 	default:
 		err = fmt.Errorf("unknown role %q", role)
 	}
@@ -129,6 +130,7 @@ const (
 	relayRawPrefix = "bench.relay.raw"
 	relayOutPrefix = "bench.relay.out"
 	relayConsumer  = "bench-relay"
+	relayRunsKV    = "bench_relay_runs"
 )
 
 // relay is a minimal hand-written nats.go relay doing per message what the
@@ -138,10 +140,22 @@ const (
 // blueprint's compiled schemas.Schema, then a synchronous JetStream publish
 // of an outcome (the document, or the violations and the raw output) with a
 // Nats-Msg-Id, and an ack. It does not extract JSON from prose, normalize,
-// or keep run state.
+// or keep run state, unless runs is set: then it first creates the run's
+// entry (holding the outcome) in a key-value bucket configured like the
+// gateway's, as contract section 6 asks of the gateway.
 type relay struct {
 	js      jetstream.JetStream
 	schemas map[string]*schemas.Schema
+	runs    jetstream.KeyValue
+}
+
+// relayRunState is the relay's run-state entry.
+type relayRunState struct {
+	RunID    string           `json:"run_id"`
+	AgentID  string           `json:"agent_id"`
+	Status   contract.Outcome `json:"status"`
+	Attempts int              `json:"attempts"`
+	Outcome  json.RawMessage  `json:"outcome"`
 }
 
 // relayOutcome is the relay's outcome document.
@@ -158,7 +172,7 @@ type relayOutcome struct {
 	Timestamp  time.Time            `json:"timestamp"`
 }
 
-func childRelay(ctx context.Context, url, configDir string, workers int, cpuprofile string) error {
+func childRelay(ctx context.Context, url, configDir string, workers int, runState bool, cpuprofile string) error {
 	reg, err := schemas.Load(configDir)
 	if err != nil {
 		return err
@@ -176,6 +190,11 @@ func childRelay(ctx context.Context, url, configDir string, workers int, cpuprof
 	defer nc.Close()
 	if r.js, err = jetstream.New(nc); err != nil {
 		return err
+	}
+	if runState {
+		if r.runs, err = r.js.KeyValue(ctx, relayRunsKV); err != nil {
+			return err
+		}
 	}
 	cons, err := r.js.Consumer(ctx, relayRawStream, relayConsumer)
 	if err != nil {
@@ -270,6 +289,17 @@ func (r *relay) handle(m jetstream.Msg) {
 	msg.Header.Set(contract.HeaderMsgID, contract.MsgID(out.RunID, 1, out.Outcome))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if r.runs != nil {
+		st, err := json.Marshal(relayRunState{RunID: out.RunID, AgentID: out.AgentID, Status: out.Outcome, Attempts: 1, Outcome: body})
+		if err != nil {
+			_ = m.Term()
+			return
+		}
+		if _, err := r.runs.Create(ctx, out.RunID, st); err != nil {
+			_ = m.NakWithDelay(time.Second)
+			return
+		}
+	}
 	if _, err := r.js.PublishMsg(ctx, msg); err != nil {
 		_ = m.NakWithDelay(time.Second)
 		return

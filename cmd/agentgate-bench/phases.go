@@ -107,7 +107,7 @@ func rateRow(name string, n int, d time.Duration) result {
 
 // runRelay measures the relay (see relay), run as a child process on its
 // own streams and durable consumer while the payloads are published.
-func (b *bench) runRelay(ctx context.Context, name string, rate float64, profile string) (result, error) {
+func (b *bench) runRelay(ctx context.Context, name string, rate float64, runState bool, profile string) (result, error) {
 	if err := b.stream(ctx, relayRawStream, relayRawPrefix+".>"); err != nil {
 		return result{}, err
 	}
@@ -118,7 +118,15 @@ func (b *bench) runRelay(ctx context.Context, name string, rate float64, profile
 		for _, s := range []string{relayRawStream, relayOutStream} {
 			_ = b.js.DeleteStream(context.WithoutCancel(ctx), s)
 		}
+		_ = b.js.DeleteKeyValue(context.WithoutCancel(ctx), relayRunsKV)
 	}()
+	if runState {
+		kvc := subjects.RunsBucketConfig(subjects.StreamsConfig{})
+		kvc.Bucket = relayRunsKV
+		if _, err := b.js.CreateKeyValue(ctx, kvc); err != nil {
+			return result{}, err
+		}
+	}
 	if _, err := b.js.CreateOrUpdateConsumer(ctx, relayRawStream, jetstream.ConsumerConfig{
 		Durable: relayConsumer, AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: 30 * time.Second, MaxAckPending: maxAckPending,
@@ -126,6 +134,9 @@ func (b *bench) runRelay(ctx context.Context, name string, rate float64, profile
 		return result{}, err
 	}
 	args := []string{"-nats-url", b.url, "-config", b.configDir, "-workers", strconv.Itoa(b.workers)}
+	if runState {
+		args = append(args, "-runstate")
+	}
 	if profile != "" {
 		args = append(args, "-cpuprofile", profile)
 	}
