@@ -90,7 +90,7 @@ func (n *normalizer) conversion(v any, s schemaSet) (any, string, bool) {
 // the result.
 func enumConversion(v any, s schemaSet) (any, string, bool) {
 	str, ok := v.(string)
-	if !ok {
+	if !ok || !hasEnum(s) {
 		return nil, "", false
 	}
 	enums := schemaEnums(s)
@@ -142,6 +142,19 @@ func schemaTypes(s schemaSet) (types jsonTypes, typed bool) {
 		types = both
 	}
 	return types, typed
+}
+
+// hasEnum reports whether some node of s has an enum or a const.
+func hasEnum(s schemaSet) bool {
+	for _, node := range s.nodes {
+		if _, ok := node["enum"]; ok {
+			return true
+		}
+		if _, ok := node["const"]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // schemaEnums lists the enums of s, a const counting as a one-member enum.

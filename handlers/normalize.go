@@ -162,6 +162,9 @@ type setFacts struct {
 	aliasesOf map[string][]string
 	closed    bool
 	required  map[string]bool
+	// children holds the set of each declared member, when the facts are
+	// memoized (nil otherwise).
+	children map[string]schemaSet
 }
 
 // setKey names a schema set by the identity of its nodes, which live as
@@ -173,12 +176,10 @@ type setKey struct {
 	partial bool
 }
 
-// childKey names the set that applies to a declared member, or to every
-// element of an array, of the set named by set.
-type childKey struct {
-	set  setKey
-	name string
-	item bool
+// itemKey names the set that applies to every element of an array under
+// the set named by set.
+type itemKey struct {
+	set setKey
 }
 
 // keyOf names s, if it is small enough to be memoized.
@@ -204,6 +205,11 @@ func (n *normalizer) facts(s schemaSet) *setFacts {
 	f := &setFacts{closed: n.closedCertain(s), required: requiredNames(s)}
 	f.canonOf, f.aliasesOf = n.aliases(s)
 	if ok {
+		// Worth it only when kept.
+		f.children = make(map[string]schemaSet)
+		for name := range declaredNames(s) {
+			f.children[name] = n.childOf(s, name)
+		}
 		n.memo.Store(key, f)
 	}
 	return f
@@ -259,11 +265,11 @@ func (n *normalizer) scan(v any, s schemaSet) {
 				n.ops = append(n.ops, contract.Normalization{Op: contract.OpRename, From: name})
 				return
 			}
-			if strip && !n.allowed(s, name) {
+			if _, declared := facts.children[name]; strip && !declared && !n.allowed(s, name) {
 				n.ops = append(n.ops, contract.Normalization{Op: contract.OpStrip})
 				return
 			}
-			child := n.child(s, name)
+			child := n.child(s, facts, name)
 			if n.dropsNull(member, s, child, facts.required[name]) {
 				n.ops = append(n.ops, contract.Normalization{Op: contract.OpCoerce, From: "null"})
 				return
@@ -315,7 +321,7 @@ func (n *normalizer) walkObject(obj map[string]any, s schemaSet, path string) ma
 			n.ops = append(n.ops, contract.Normalization{Op: contract.OpStrip, Path: mpath})
 			continue
 		}
-		child := n.child(s, name)
+		child := n.child(s, facts, name)
 		if n.dropsNull(v, s, child, required[name]) {
 			n.ops = append(n.ops, contract.Normalization{Op: contract.OpCoerce, Path: mpath, From: "null", Detail: "null in optional member removed"})
 			continue
@@ -385,23 +391,16 @@ func (n *normalizer) flatten(subs ...any) schemaSet {
 	return s
 }
 
-// child returns the set that applies to member name of an object under s:
-// per node, the property's schema, else every matching patternProperties
-// schema, else additionalProperties.
-func (n *normalizer) child(s schemaSet, name string) schemaSet {
-	key, ok := n.keyOf(s)
-	if !ok || !declaredIn(s, name) {
-		// Undeclared names come from the output: not memoized, so that
-		// outputs cannot grow the memo.
-		return n.childOf(s, name)
+// child returns the set that applies to member name of an object under s
+// (whose facts are f): per node, the property's schema, else every
+// matching patternProperties schema, else additionalProperties.
+func (n *normalizer) child(s schemaSet, f *setFacts, name string) schemaSet {
+	if c, declared := f.children[name]; declared {
+		return c
 	}
-	ck := childKey{set: key, name: name}
-	if c, hit := n.memo.Load(ck); hit {
-		return c.(schemaSet)
-	}
-	c := n.childOf(s, name)
-	n.memo.Store(ck, c)
-	return c
+	// Undeclared names come from the output: not memoized, so that
+	// outputs cannot grow the memo.
+	return n.childOf(s, name)
 }
 
 // childOf computes child.
@@ -446,7 +445,7 @@ func (n *normalizer) item(s schemaSet, i int) schemaSet {
 	if !ok || positional(s) {
 		return n.itemOf(s, i)
 	}
-	ik := childKey{set: key, item: true}
+	ik := itemKey{set: key}
 	if c, hit := n.memo.Load(ik); hit {
 		return c.(schemaSet)
 	}

@@ -84,7 +84,7 @@ func PrefixViolations(prefix []byte, s *schemas.Schema, opts CheckOptions) []con
 			canon := f.key
 			// Paths name the normalized document, so an alias is named by
 			// its canonical member.
-			return n.child(f.set, canon), contract.Member(f.path, canon)
+			return n.child(f.set, n.facts(f.set), canon), contract.Member(f.path, canon)
 		}
 		return n.item(f.set, f.index), contract.Index(f.path, f.index)
 	}
