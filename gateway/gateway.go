@@ -167,12 +167,18 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = router.DefaultWorkers()
+	}
 	g.router, err = router.New(ctx, router.Config{
-		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
+		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: workers, Logger: cfg.Logger,
 		Partial: true,
 		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
 			h, err := handlers.NewHandler(handlers.HandlerConfig{
 				Gate: gate, Store: g.store, Chunks: chunks, Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
+				// One goroutine for each message the router may hand over at once.
+				Concurrency: workers + router.PartialWorkers,
 			})
 			g.handler = h
 			return h, err

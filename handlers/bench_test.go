@@ -142,3 +142,18 @@ func BenchmarkValidate(b *testing.B) {
 		s.Validate(doc)
 	}
 }
+
+// BenchmarkGate_Decide is the whole decision on a valid first attempt of
+// a review (extract, normalize, validate, the outcome and the run-state
+// record encoded): against BenchmarkCheck_Valid, the gate's own cost.
+func BenchmarkGate_Decide(b *testing.B) {
+	g := newGate(b, 0, 0)
+	e := env("agent.output.raw.pr-reviewer", benchReview, "Run-Id", "run-1", "Agent-Id", "pr-reviewer", "Attempt", "1")
+	if d := g.Decide(e, nil); d.Outcome != "valid" {
+		b.Fatalf("outcome %s", d.Outcome)
+	}
+	b.SetBytes(int64(len(benchReview)))
+	for b.Loop() {
+		g.Decide(e, nil)
+	}
+}

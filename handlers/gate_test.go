@@ -16,7 +16,7 @@ const (
 	badReview  = `{"summary": "ok", "approval": "lgtm", "comments": []}`
 )
 
-func newGate(t *testing.T, maxPayload, maxMessage int) *handlers.Gate {
+func newGate(t testing.TB, maxPayload, maxMessage int) *handlers.Gate {
 	t.Helper()
 	reg, err := schemas.Load("../examples")
 	if err != nil {

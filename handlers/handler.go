@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +58,11 @@ type HandlerConfig struct {
 	Chunks ChunkStore
 	// Observer is optional.
 	Observer Observer
+	// Concurrency is how many messages may be handled at once: the
+	// router's workers for raw outputs and for chunks (default
+	// 4 × GOMAXPROCS). The handler keeps as many goroutines to handle them
+	// on; a message beyond that waits for one.
+	Concurrency int
 	Logger   *slog.Logger
 }
 
@@ -90,10 +96,13 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4 * runtime.GOMAXPROCS(0)
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Handler{cfg: cfg, runner: newRunner()}, nil
+	return &Handler{cfg: cfg, runner: newRunner(cfg.Concurrency)}, nil
 }
 
 // Close stops the handler's goroutines. Call it once no message is handled

@@ -2,20 +2,22 @@ package handlers
 
 import (
 	"errors"
+	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestRunner(t *testing.T) {
 	t.Parallel()
-	r := newRunner()
+	const size = 3
+	r := newRunner(size)
 	errBoom := errors.New("boom")
 	if err := r.do(func() error { return errBoom }); !errors.Is(err, errBoom) {
 		t.Fatalf("do = %v, want the job's error", err)
 	}
 
-	// A panic comes back on the caller's goroutine.
+	// A panic comes back on the caller's goroutine, and the runner goes on.
 	func() {
 		defer func() {
 			if p := recover(); p != "poison" {
@@ -26,44 +28,57 @@ func TestRunner(t *testing.T) {
 		t.Error("do returned after a panic")
 	}()
 
-	// Goroutines are reused: jobs one after another need one, and jobs
-	// at once never more than there are of them.
-	var started atomic.Int32
-	for range 100 {
-		_ = r.do(func() error { return nil })
-	}
-	if got := goroutinesOf(r); got != 1 {
-		t.Errorf("%d goroutines after jobs one at a time, want 1", got)
-	}
-	const concurrent = 5
-	release := make(chan struct{})
-	var inJob sync.WaitGroup
-	inJob.Add(concurrent)
+	// At most size jobs run at once; the others wait their turn.
+	var mu sync.Mutex
+	running, most := 0, 0
 	var callers sync.WaitGroup
-	for range concurrent {
+	for range 4 * size {
 		callers.Go(func() {
-			_ = r.do(func() error { started.Add(1); inJob.Done(); <-release; return nil })
+			_ = r.do(func() error {
+				mu.Lock()
+				running++
+				most = max(most, running)
+				mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+				mu.Lock()
+				running--
+				mu.Unlock()
+				return nil
+			})
 		})
 	}
-	inJob.Wait()
-	close(release)
 	callers.Wait()
-	if got := goroutinesOf(r); got != concurrent || started.Load() != concurrent {
-		t.Errorf("%d goroutines for at most %d jobs at once", got, concurrent)
+	if most != size {
+		t.Errorf("%d jobs ran at once, want %d", most, size)
 	}
 
 	r.close()
 	r.close()
 	ran := false
 	_ = r.do(func() error { ran = true; return nil })
-	if !ran || goroutinesOf(r) != 0 {
-		t.Errorf("after close: ran %v, goroutines %d; want the job run inline and none left", ran, goroutinesOf(r))
+	if !ran {
+		t.Error("a job after close did not run")
 	}
 }
 
-// goroutinesOf counts the runner's goroutines.
-func goroutinesOf(r *runner) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return int(r.count)
+// TestRunner_goroutinesStay checks that the runner's goroutines are all
+// it ever starts, and that close ends them.
+func TestRunner_goroutinesStay(t *testing.T) {
+	before := runtime.NumGoroutine()
+	r := newRunner(4)
+	started := runtime.NumGoroutine()
+	for range 100 {
+		_ = r.do(func() error { return nil })
+	}
+	if n := runtime.NumGoroutine(); n != started {
+		t.Errorf("goroutines %d after 100 jobs, %d after start", n, started)
+	}
+	r.close()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("goroutines %d after close, %d before start", n, before)
+	}
 }

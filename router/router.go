@@ -97,6 +97,10 @@ func (c Config) Validate() error {
 // requests.
 func DefaultWorkers() int { return min(32*runtime.GOMAXPROCS(0), 128) }
 
+// PartialWorkers is how many streamed chunks are processed at once:
+// chunks of one attempt are few and small.
+const PartialWorkers = 2
+
 // pullBatch is how many messages each subscription pulls at a time.
 const pullBatch = 2
 
@@ -224,8 +228,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 			closeAll()
 			return nil, fmt.Errorf("router: partial subscriber: %w", err)
 		}
-		// Chunks of one attempt are few and small: a couple of workers.
-		for i := range 2 {
+		for i := range PartialWorkers {
 			wm.AddConsumerHandler(fmt.Sprintf("partial-chunks-%d", i), subjects.PartialPrefix+".>", psub, h.HandleChunk)
 		}
 	}
