@@ -63,7 +63,7 @@ type HandlerConfig struct {
 	// 4 × GOMAXPROCS). The handler keeps as many goroutines to handle them
 	// on; a message beyond that waits for one.
 	Concurrency int
-	Logger   *slog.Logger
+	Logger      *slog.Logger
 }
 
 // Validate reports every missing dependency.
