@@ -76,12 +76,16 @@ type report struct {
 	LoadAverage float64  `json:"load_average_1m"`
 	Payloads    mixStats `json:"payloads"`
 	Results     []result `json:"results,omitempty"`
-	// Ratio is agentgate's throughput over the relay's (both unpaced).
-	Ratio float64 `json:"agentgate_relay_ratio,omitempty"`
-	// RatioRunState is agentgate's throughput over that of the relay
-	// writing each run's state too (a reference, not the target).
-	RatioRunState float64     `json:"agentgate_relay_runstate_ratio,omitempty"`
-	Soak          *soakReport `json:"soak,omitempty"`
+	// Ratio is the median over the rounds of agentgate's throughput over
+	// the relay's in the same round (both unpaced); RoundRatios are the
+	// rounds' own.
+	Ratio       float64   `json:"agentgate_relay_ratio,omitempty"`
+	RoundRatios []float64 `json:"round_ratios,omitempty"`
+	// RatioRunState is the same against the relay writing each run's state
+	// too (a reference, not the target).
+	RatioRunState       float64     `json:"agentgate_relay_runstate_ratio,omitempty"`
+	RoundRatiosRunState []float64   `json:"round_runstate_ratios,omitempty"`
+	Soak                *soakReport `json:"soak,omitempty"`
 }
 
 // options are the command line's.
@@ -99,6 +103,7 @@ type options struct {
 	soakMaxAge time.Duration
 	cpuprofile string
 	busProfile string
+	rounds     int
 }
 
 func main() {
@@ -119,6 +124,7 @@ func main() {
 	flag.IntVar(&o.soakWindow, "soak-window", 4096, "soak: most outputs published without an outcome yet (unless -rate)")
 	flag.DurationVar(&o.soakMaxAge, "soak-max-age", 2*time.Minute, "soak: MaxAge of the gateway's streams and run-state bucket, to bound the disk")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway process (peak agentgate phase, or the soak) to this file, and of the relay process to <file>.relay")
+	flag.IntVar(&o.rounds, "rounds", 3, "rounds of relay, relay + run state and agentgate; each row is the median round")
 	flag.StringVar(&o.busProfile, "bus-cpuprofile", "", "write CPU profiles of the bench process (embedded NATS server, load generator) during the relay and peak agentgate phases to <file>.relay and <file>.agentgate")
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), `agentgate-bench: measure agentgate against the bare bus and a minimal relay.
@@ -139,8 +145,8 @@ Flags:
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if o.n < 1 || o.window < 1 || o.timeout <= 0 || o.workers < 0 || o.rate < 0 || o.soak < 0 || o.soakWindow < 1 || o.soakMaxAge < 0 {
-		fmt.Fprintln(os.Stderr, "agentgate-bench: -n, -window, -timeout and -soak-window must be positive; -workers, -rate, -soak and -soak-max-age not negative")
+	if o.n < 1 || o.rounds < 1 || o.window < 1 || o.timeout <= 0 || o.workers < 0 || o.rate < 0 || o.soak < 0 || o.soakWindow < 1 || o.soakMaxAge < 0 {
+		fmt.Fprintln(os.Stderr, "agentgate-bench: -n, -rounds, -window, -timeout and -soak-window must be positive; -workers, -rate, -soak and -soak-max-age not negative")
 		os.Exit(2)
 	}
 	if o.workers == 0 {
@@ -232,31 +238,9 @@ func run(ctx context.Context, o options) (*report, error) {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	rep.Results = append(rep.Results, pub, con)
-	progress("relay, %d workers", o.workers)
-	relayProfile := ""
-	if o.cpuprofile != "" {
-		relayProfile = o.cpuprofile + ".relay"
-	}
-	rel, err := b.runRelay(ctx, "relay", o.rate, false, relayProfile)
+	ag, err := b.compare(ctx, o, rep)
 	if err != nil {
-		return nil, fmt.Errorf("relay: %w", err)
-	}
-	rep.Results = append(rep.Results, rel)
-	progress("relay + run state, %d workers", o.workers)
-	relRuns, err := b.runRelay(ctx, "relay + run state", o.rate, true, "")
-	if err != nil {
-		return nil, fmt.Errorf("relay + run state: %w", err)
-	}
-	rep.Results = append(rep.Results, relRuns)
-	progress("agentgate, %d workers", o.workers)
-	ag, err := b.runGateway(ctx, "agentgate", o.rate, o.cpuprofile)
-	if err != nil {
-		return nil, fmt.Errorf("agentgate: %w", err)
-	}
-	rep.Results = append(rep.Results, ag)
-	if o.rate == 0 && rel.MsgsPerSec > 0 && relRuns.MsgsPerSec > 0 {
-		rep.Ratio = ag.MsgsPerSec / rel.MsgsPerSec
-		rep.RatioRunState = ag.MsgsPerSec / relRuns.MsgsPerSec
+		return nil, err
 	}
 	if o.rate == 0 && o.half && ag.MsgsPerSec > 0 {
 		half := ag.MsgsPerSec / 2
@@ -268,6 +252,84 @@ func run(ctx context.Context, o options) (*report, error) {
 		rep.Results = append(rep.Results, r)
 	}
 	return rep, nil
+}
+
+// compare measures the relay, the relay with run state and agentgate, in
+// o.rounds rounds (the order rotating from round to round), and adds to
+// rep each one's median round (by throughput) and the median of the
+// rounds' ratios: on a shared box the speed of the machine drifts within
+// seconds, and a ratio of two phases run side by side is steadier than any
+// one rate. It returns agentgate's median row.
+func (b *bench) compare(ctx context.Context, o options, rep *report) (result, error) {
+	type phase struct {
+		name string
+		run  func(profile string) (result, error)
+	}
+	phases := []phase{
+		{"relay", func(p string) (result, error) { return b.runRelay(ctx, "relay", o.rate, false, p) }},
+		{"relay + run state", func(string) (result, error) { return b.runRelay(ctx, "relay + run state", o.rate, true, "") }},
+		{"agentgate", func(p string) (result, error) { return b.runGateway(ctx, "agentgate", o.rate, p) }},
+	}
+	byName := map[string][]result{}
+	busProfile := b.busProfile
+	defer func() { b.busProfile = busProfile }()
+	for round := range o.rounds {
+		for i := range phases {
+			ph := phases[(round+i)%len(phases)]
+			progress("round %d/%d: %s, %d workers", round+1, o.rounds, ph.name, o.workers)
+			profile := ""
+			if round == 0 && o.cpuprofile != "" {
+				profile = o.cpuprofile
+				if ph.name == "relay" {
+					profile += ".relay"
+				}
+			}
+			r, err := ph.run(profile)
+			if err != nil {
+				return result{}, fmt.Errorf("%s: %w", ph.name, err)
+			}
+			byName[ph.name] = append(byName[ph.name], r)
+		}
+		b.busProfile = "" // profiles are of the first round
+		if o.rate == 0 {
+			rel, runs, ag := byName["relay"][round], byName["relay + run state"][round], byName["agentgate"][round]
+			rep.RoundRatios = append(rep.RoundRatios, ag.MsgsPerSec/rel.MsgsPerSec)
+			rep.RoundRatiosRunState = append(rep.RoundRatiosRunState, ag.MsgsPerSec/runs.MsgsPerSec)
+		}
+	}
+	var ag result
+	for _, ph := range phases {
+		m := medianResult(byName[ph.name])
+		rep.Results = append(rep.Results, m)
+		if ph.name == "agentgate" {
+			ag = m
+		}
+	}
+	if o.rate == 0 {
+		rep.Ratio, rep.RatioRunState = median(rep.RoundRatios), median(rep.RoundRatiosRunState)
+	}
+	return ag, nil
+}
+
+// medianResult is the result of median throughput (the lower middle one of
+// an even count), with the rounds counted in.
+func medianResult(rs []result) result {
+	sorted := slices.Clone(rs)
+	slices.SortFunc(sorted, func(a, b result) int { return cmp.Compare(a.MsgsPerSec, b.MsgsPerSec) })
+	m := sorted[(len(sorted)-1)/2]
+	m.Rounds = len(rs)
+	return m
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Sorted(slices.Values(v))
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func progress(format string, args ...any) {
@@ -309,6 +371,12 @@ func printTable(w io.Writer, rep *report) {
 			f(r.Cores, "%.2f"), f(r.PeakRSSMB, "%.0f MB"), f(r.BenchCPUPer1k, "%.3f"),
 			f(r.IOCallsPerMsg, "%.2f"), f(r.BenchIOCallsPerMsg, "%.2f"))
 	}
+	for _, r := range rep.Results {
+		if r.Rounds > 1 {
+			fmt.Fprintf(w, "\nrelay, relay + run state, agentgate: each the median (by msgs/s) of %d rounds, run side by side.", r.Rounds)
+			break
+		}
+	}
 	fmt.Fprintln(w, "\nCPU s/1k, cores, peak RSS: the relay or gateway process alone (peak RSS = its VmHWM);")
 	fmt.Fprintln(w, "bus s/1k: the bench process (embedded NATS server, load generator, outcome polling);")
 	fmt.Fprintln(w, "io/msg, bus io: read and write system calls per message of the process under test and of the bench process.")
@@ -319,8 +387,10 @@ func printTable(w io.Writer, rep *report) {
 		}
 	}
 	if rep.Ratio > 0 {
-		fmt.Fprintf(w, "agentgate/relay throughput: %.2f (target >= 0.90)\n", rep.Ratio)
-		fmt.Fprintf(w, "agentgate/(relay + run state) throughput: %.2f (for reference: the relay also writing the run state)\n", rep.RatioRunState)
+		fmt.Fprintf(w, "agentgate/relay throughput: %.2f, the median of %d rounds (%s) (target >= 0.90)\n",
+			rep.Ratio, len(rep.RoundRatios), ratioList(rep.RoundRatios))
+		fmt.Fprintf(w, "agentgate/(relay + run state) throughput: %.2f (%s) (for reference: the relay also writing the run state)\n",
+			rep.RatioRunState, ratioList(rep.RoundRatiosRunState))
 	}
 	for _, r := range rep.Results {
 		if r.Name == "agentgate half" {
@@ -345,6 +415,14 @@ func printSoak(w io.Writer, s *soakReport) {
 }
 
 // outcomeList writes outcome counts by the Outcome header, sorted.
+func ratioList(v []float64) string {
+	parts := make([]string, len(v))
+	for i, r := range v {
+		parts[i] = fmt.Sprintf("%.2f", r)
+	}
+	return strings.Join(parts, ", ")
+}
+
 func outcomeList(m map[string]int) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {

@@ -44,8 +44,10 @@ type result struct {
 	IOCallsPerMsg      float64 `json:"io_calls_per_msg,omitempty"`
 	BenchIOCallsPerMsg float64 `json:"bench_io_calls_per_msg,omitempty"`
 	// Goroutines of the gateway at the end of the phase (from its /metrics).
-	Goroutines int            `json:"goroutines,omitempty"`
-	Outcomes   map[string]int `json:"outcomes,omitempty"`
+	Goroutines int `json:"goroutines,omitempty"`
+	// Rounds is how many rounds the row is the median of.
+	Rounds   int            `json:"rounds,omitempty"`
+	Outcomes map[string]int `json:"outcomes,omitempty"`
 }
 
 // publisher publishes payloads with JetStream async publish, at most window
