@@ -128,20 +128,21 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	}
 	wlog := newWatermillLogger(cfg.Logger)
 
+	// One connection carries the subscriptions and the publishes.
 	conn := cfg.Conn
+	closeAll := func() {} // a connection given is the caller's until the router is built
 	if conn == nil {
 		var err error
 		if conn, err = connect(cfg.URL, cfg.Name); err != nil {
 			return nil, err
 		}
+		closeAll = conn.Close
 	}
-	subConn, pubConn := conn, conn
-	closeAll := func() { conn.Close() }
 
 	consumerCfg := subjects.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 	consumers := &consumerSet{}
 	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
-		Conn:           subConn,
+		Conn:           conn,
 		Logger:         wlog,
 		AckWaitTimeout: cfg.AckWait,
 		// A failed message waits a little before redelivery, so a bus or
@@ -170,7 +171,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		closeAll()
 		return nil, fmt.Errorf("router: subscriber: %w", err)
 	}
-	pub, err := wmjs.NewPublisher(wmjs.PublisherConfig{Conn: pubConn, Logger: wlog})
+	pub, err := wmjs.NewPublisher(wmjs.PublisherConfig{Conn: conn, Logger: wlog})
 	if err != nil {
 		closeAll()
 		return nil, fmt.Errorf("router: publisher: %w", err)
@@ -210,10 +211,9 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		wm.AddConsumerHandler(fmt.Sprintf("raw-outputs-%d", i), subjects.RawPrefix+".>", sub, h.Handle)
 	}
 	if cfg.Partial {
-		partialConn := conn
 		partialCfg := subjects.PartialConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 		psub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
-			Conn: partialConn, Logger: wlog, AckWaitTimeout: cfg.AckWait, NakDelay: wmjs.NewStaticDelay(time.Second),
+			Conn: conn, Logger: wlog, AckWaitTimeout: cfg.AckWait, NakDelay: wmjs.NewStaticDelay(time.Second),
 			Unmarshaler: Unmarshaler{}, AckAsync: true,
 			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
 			ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
