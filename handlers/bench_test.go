@@ -157,3 +157,27 @@ func BenchmarkGate_Decide(b *testing.B) {
 		g.Decide(e, nil)
 	}
 }
+
+// BenchmarkGate_DecideKinds decides one output of each kind the bench
+// mixes in, to compare their costs: a drifted output (prose, a fence,
+// aliases) and an invalid one (a retry request with its prompt).
+func BenchmarkGate_DecideKinds(b *testing.B) {
+	g := newGate(b, 0, 0)
+	for _, tt := range []struct{ name, fixture, want string }{
+		{"valid", "pr-reviewer/valid.json", "valid"},
+		{"drifted", "pr-reviewer/drifted_prose.txt", "valid"},
+		{"invalid", "pr-reviewer/invalid.txt", "retry"},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			payload := string(readOutputFixture(b, tt.fixture))
+			e := env("agent.output.raw.pr-reviewer", payload, "Run-Id", "run-1", "Agent-Id", "pr-reviewer", "Attempt", "1")
+			if d := g.Decide(e, nil); string(d.Outcome) != tt.want {
+				b.Fatalf("outcome %s, want %s", d.Outcome, tt.want)
+			}
+			b.SetBytes(int64(len(payload)))
+			for b.Loop() {
+				g.Decide(e, nil)
+			}
+		})
+	}
+}
