@@ -167,18 +167,13 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = router.DefaultWorkers()
-	}
 	g.router, err = router.New(ctx, router.Config{
-		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: workers, Logger: cfg.Logger,
+		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
 		Partial: true,
-		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
+		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
 			h, err := handlers.NewHandler(handlers.HandlerConfig{
 				Gate: gate, Store: g.store, Chunks: chunks, Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
-				// One goroutine for each message the router may hand over at once.
-				Concurrency: workers + router.PartialWorkers,
+				Concurrency: concurrency,
 			})
 			g.handler = h
 			return h, err
@@ -215,7 +210,10 @@ func (g *Gateway) Run(ctx context.Context) error {
 		close(httpErr)
 	}()
 	routerErr := make(chan error, 1)
-	go func() { routerErr <- g.router.Run(ctx) }()
+	// The router gets a context that never ends: Close stops it, after the
+	// expiry loop (which publishes through it) and the HTTP API (which
+	// reads run state on the connection the router closes).
+	go func() { routerErr <- g.router.Run(context.WithoutCancel(ctx)) }()
 	ectx, stopExpiry := context.WithCancel(ctx)
 	expiryDone := make(chan struct{})
 	go func() { defer close(expiryDone); g.expireStreams(ectx) }()
@@ -229,6 +227,9 @@ func (g *Gateway) Run(ctx context.Context) error {
 	case err := <-routerErr:
 		stopExpiring()
 		return errors.Join(fmt.Errorf("gateway: router: %w", err), g.Close())
+	case <-ctx.Done():
+		stopExpiring()
+		return g.Close()
 	}
 	var runErr error
 	select {
@@ -269,16 +270,14 @@ func (g *Gateway) expireStreams(ctx context.Context) {
 	}
 }
 
-// Close stops the router (waiting for in-flight messages), the HTTP server
-// and the NATS connection, then the embedded server if there is one. Safe to
+// Close stops the HTTP server, then the router (waiting for in-flight
+// messages; it closes the NATS connection it shares with the run-state
+// store and the API), then the embedded server if there is one. Safe to
 // call twice.
 func (g *Gateway) Close() error {
 	g.closeOnce.Do(func() {
 		g.ready.Store(false)
 		var errs []error
-		if g.router != nil {
-			errs = append(errs, g.router.Close())
-		}
 		if g.http != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			errs = append(errs, g.http.Shutdown(ctx))
@@ -289,6 +288,9 @@ func (g *Gateway) Close() error {
 			if err := g.httpLn.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 				errs = append(errs, err)
 			}
+		}
+		if g.router != nil {
+			errs = append(errs, g.router.Close())
 		}
 		if g.nc != nil {
 			if err := g.nc.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {

@@ -94,7 +94,7 @@ func Normalize(doc any, schema map[string]any, r Resolver, opts NormalizeOptions
 	// names no path finds that out, and the document is returned as is.
 	n.dry = true
 	n.walk(doc, root, "")
-	if len(n.ops) == 0 && n.judgeBudget > 0 {
+	if len(n.ops) == 0 && n.judgeBudget > 0 && !n.nilContainer {
 		return doc, n.ops
 	}
 	return newNormalizer(r, opts).copyWalk(doc, root)
@@ -145,6 +145,9 @@ type normalizer struct {
 	// anyOf/oneOf judge budget depends on the order: a dry pass that used
 	// it all up does not count as finding nothing.)
 	dry bool
+	// nilContainer is set by a dry pass that met a nil map or slice, which
+	// the copy turns into an empty one (encoding/json never makes them).
+	nilContainer bool
 }
 
 // Memoizer is implemented by resolvers that can keep what the normalizer
@@ -258,6 +261,10 @@ func (n *normalizer) scan(v any, s schemaSet) {
 	}
 	switch t := v.(type) {
 	case map[string]any:
+		if t == nil {
+			n.nilContainer = true
+			return
+		}
 		facts := n.facts(s)
 		strip := n.opts.ExtraFields != extraFieldsReject && facts.closed
 		for name, member := range t {
@@ -279,6 +286,10 @@ func (n *normalizer) scan(v any, s schemaSet) {
 			}
 		}
 	case []any:
+		if t == nil {
+			n.nilContainer = true
+			return
+		}
 		for i, item := range t {
 			if n.walk(item, n.item(s, i), ""); len(n.ops) > 0 {
 				return

@@ -681,3 +681,17 @@ func sameMap(m map[string]any, v any) bool {
 	vm, ok := v.(map[string]any)
 	return ok && reflect.ValueOf(vm).Pointer() == reflect.ValueOf(m).Pointer()
 }
+
+// TestNormalize_nilContainers: a nil map or slice (encoding/json never
+// makes one, a caller may) comes back as the copy makes it, empty.
+func TestNormalize_nilContainers(t *testing.T) {
+	t.Parallel()
+	schema := decodeTestSchema(t, `{"type": "object"}`)
+	for _, doc := range []any{map[string]any(nil), []any(nil), map[string]any{"a": []any(nil)}} {
+		got, _ := handlers.Normalize(doc, schema, localRefs{root: schema}, stripAndCoerce)
+		want, _ := handlers.NormalizeCopy(doc, schema, localRefs{root: schema}, stripAndCoerce)
+		if a, b := compactJSON(t, got), compactJSON(t, want); a != b {
+			t.Errorf("Normalize(%#v) = %s, the copy %s", doc, a, b)
+		}
+	}
+}

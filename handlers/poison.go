@@ -31,8 +31,11 @@ func (h *Handler) Poison() message.HandlerMiddleware {
 			if perr := h.publish(d); perr != nil {
 				return nil, errors.Join(err, perr)
 			}
-			h.cfg.Logger.ErrorContext(msg.Context(), "raw output dead-lettered as internal_error",
-				"run_id", d.RunID, "agent_id", d.AgentID, "cause", cause)
+			attrs := []any{"run_id", d.RunID, "agent_id", d.AgentID, "cause", cause}
+			if pe, ok := panicked.V.(*PanicError); ok {
+				attrs = append(attrs, "stack", string(pe.Stack))
+			}
+			h.cfg.Logger.ErrorContext(msg.Context(), "raw output dead-lettered as internal_error", attrs...)
 			if h.cfg.Observer != nil {
 				h.cfg.Observer.Observe(d, 0)
 			}

@@ -1,6 +1,11 @@
 package handlers
 
-import "sync"
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+)
 
 // runner runs the handling of messages on a fixed set of long-lived
 // goroutines. Handling one goes deep into the validator and the NATS
@@ -24,21 +29,40 @@ type runJob struct {
 
 type runResult struct {
 	err      error
-	panicked any
+	panicked *PanicError
+	goexit   bool // the job called runtime.Goexit
 }
 
-// newRunner starts n goroutines (at least one).
+// PanicError is a panic raised while handling a message, carried back from
+// the runner's goroutine with the stack where it happened: the router's
+// Recoverer, which catches it again on the caller's goroutine, only sees
+// the runner's.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprint(e.Value) }
+
+// Unwrap returns the panic value when it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
 func newRunner(n int) *runner {
 	r := &runner{jobs: make(chan runJob), quit: make(chan struct{})}
 	for range max(n, 1) {
-		r.running.Go(r.loop)
+		r.running.Add(1)
+		go r.loop()
 	}
 	return r
 }
 
 // do runs f on one of the runner's goroutines, waiting for one to be free,
-// and returns its error or raises its panic. Once the runner is closed, f
-// runs on the caller's goroutine.
+// and returns its error or raises its panic (as a *PanicError). A job that
+// calls runtime.Goexit ends the caller's goroutine the same way. Once the
+// runner is closed, f runs on the caller's goroutine.
 func (r *runner) do(f func() error) error {
 	job := runJob{f: f, done: make(chan runResult, 1)}
 	select {
@@ -47,30 +71,45 @@ func (r *runner) do(f func() error) error {
 		return f()
 	}
 	res := <-job.done
-	if res.panicked != nil {
+	switch {
+	case res.panicked != nil:
 		panic(res.panicked)
+	case res.goexit:
+		runtime.Goexit()
 	}
 	return res.err
 }
 
+// loop takes jobs until the runner closes.
 func (r *runner) loop() {
+	defer r.running.Done()
 	for {
 		select {
 		case job := <-r.jobs:
-			job.done <- run(job.f)
+			r.exec(job)
 		case <-r.quit:
 			return
 		}
 	}
 }
 
-func run(f func() error) (res runResult) {
+// exec runs one job and always answers it. A job that calls runtime.Goexit
+// ends this goroutine: another one takes its place.
+func (r *runner) exec(job runJob) {
+	var res runResult
+	returned := false
 	defer func() {
 		if p := recover(); p != nil {
-			res.panicked = p
+			res.panicked = &PanicError{Value: p, Stack: debug.Stack()}
+		} else if !returned {
+			res.goexit = true
+			r.running.Add(1)
+			go r.loop()
 		}
+		job.done <- res
 	}()
-	return runResult{err: f()}
+	res.err = job.f()
+	returned = true
 }
 
 // close stops the goroutines once their jobs are done; later jobs run on

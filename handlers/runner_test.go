@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,16 +18,31 @@ func TestRunner(t *testing.T) {
 		t.Fatalf("do = %v, want the job's error", err)
 	}
 
-	// A panic comes back on the caller's goroutine, and the runner goes on.
+	// A panic comes back on the caller's goroutine, with the stack where it
+	// happened, and the runner goes on.
 	func() {
 		defer func() {
-			if p := recover(); p != "poison" {
-				t.Errorf("recovered %v, want the job's panic", p)
+			pe, ok := recover().(*PanicError)
+			if !ok || pe.Value != "poison" || pe.Error() != "poison" || !strings.Contains(string(pe.Stack), "poisonedJob") {
+				t.Errorf("recovered %#v, want the job's panic with its stack", pe)
 			}
 		}()
-		_ = r.do(func() error { panic("poison") })
+		_ = r.do(poisonedJob)
 		t.Error("do returned after a panic")
 	}()
+
+	// A job that calls runtime.Goexit ends the caller's goroutine too, and
+	// another goroutine takes the place of the runner's.
+	ended := make(chan bool)
+	go func() {
+		returned := false
+		defer func() { ended <- returned }()
+		_ = r.do(func() error { runtime.Goexit(); return nil })
+		returned = true
+	}()
+	if <-ended {
+		t.Error("do returned after the job's Goexit")
+	}
 
 	// At most size jobs run at once; the others wait their turn.
 	var mu sync.Mutex
@@ -49,7 +65,7 @@ func TestRunner(t *testing.T) {
 	}
 	callers.Wait()
 	if most != size {
-		t.Errorf("%d jobs ran at once, want %d", most, size)
+		t.Errorf("%d jobs ran at once, want %d (the pool is whole again after the Goexit)", most, size)
 	}
 
 	r.close()
@@ -70,7 +86,7 @@ func TestRunner_goroutinesStay(t *testing.T) {
 	for range 100 {
 		_ = r.do(func() error { return nil })
 	}
-	if n := runtime.NumGoroutine(); n != started {
+	if n := runtime.NumGoroutine(); n > started {
 		t.Errorf("goroutines %d after 100 jobs, %d after start", n, started)
 	}
 	r.close()
@@ -82,3 +98,5 @@ func TestRunner_goroutinesStay(t *testing.T) {
 		t.Errorf("goroutines %d after close, %d before start", n, before)
 	}
 }
+
+func poisonedJob() error { panic("poison") }

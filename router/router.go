@@ -25,14 +25,16 @@ type Config struct {
 	// URL of the NATS server (required unless Conn is set).
 	URL string
 	// Conn, when set, is the connection the router subscribes and
-	// publishes on, instead of one of its own. Watermill drains and closes
-	// it when the router closes.
+	// publishes on, instead of one of its own. Once the router is built it
+	// owns the connection: Watermill drains and closes it when the router
+	// closes.
 	Conn *nats.Conn
 	// Name is the NATS connection name (default "agentgate").
 	Name string
-	// Handler decides and publishes outcomes (required); Build gives it
-	// the publisher.
-	Handler func(pub message.Publisher) (*handlers.Handler, error)
+	// Handler builds the handler that decides and publishes outcomes
+	// (required), given the router's publisher and how many messages the
+	// router may hand it at once (HandlerConfig.Concurrency).
+	Handler func(pub message.Publisher, concurrency int) (*handlers.Handler, error)
 	// AckWait is how long a message may be in processing before JetStream
 	// redelivers it (default 30 s).
 	AckWait time.Duration
@@ -130,14 +132,15 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 
 	// One connection carries the subscriptions and the publishes.
 	conn := cfg.Conn
-	closeAll := func() {} // a connection given is the caller's until the router is built
+	closeConn := func() {} // a connection given is the caller's until the router is built
 	if conn == nil {
 		var err error
 		if conn, err = connect(cfg.URL, cfg.Name); err != nil {
 			return nil, err
 		}
-		closeAll = conn.Close
+		closeConn = conn.Close
 	}
+	closeAll := closeConn
 
 	consumerCfg := subjects.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 	consumers := &consumerSet{}
@@ -176,11 +179,16 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		closeAll()
 		return nil, fmt.Errorf("router: publisher: %w", err)
 	}
-	h, err := cfg.Handler(pub)
+	concurrency := cfg.Workers
+	if cfg.Partial {
+		concurrency += PartialWorkers
+	}
+	h, err := cfg.Handler(pub, concurrency)
 	if err != nil {
 		closeAll()
 		return nil, err
 	}
+	closeAll = func() { _ = h.Close(); closeConn() }
 
 	wm, err := message.NewRouter(message.RouterConfig{CloseTimeout: cfg.CloseTimeout}, wlog)
 	if err != nil {

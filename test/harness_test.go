@@ -90,11 +90,11 @@ func (b *bus) startRouter(reg handlers.Registry, wrapStore func(handlers.RunStor
 		URL:     b.srv.ClientURL(),
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Partial: true,
-		Handler: func(pub message.Publisher) (*handlers.Handler, error) {
+		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
 			if wrapPub != nil {
 				pub = wrapPub(pub)
 			}
-			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Chunks: runstate.NewChunks(ckv), Publisher: pub})
+			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Chunks: runstate.NewChunks(ckv), Publisher: pub, Concurrency: concurrency})
 		},
 	})
 	if err != nil {

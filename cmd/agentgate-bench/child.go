@@ -295,7 +295,9 @@ func (r *relay) handle(m jetstream.Msg) {
 			_ = m.Term()
 			return
 		}
-		if _, err := r.runs.Create(ctx, out.RunID, st); err != nil {
+		// A redelivered output finds its entry made: it goes on to publish,
+		// as the gateway republishes a recorded outcome.
+		if _, err := r.runs.Create(ctx, out.RunID, st); err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
 			_ = m.NakWithDelay(time.Second)
 			return
 		}

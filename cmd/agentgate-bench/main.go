@@ -125,7 +125,7 @@ func main() {
 	flag.DurationVar(&o.soakMaxAge, "soak-max-age", 2*time.Minute, "soak: MaxAge of the gateway's streams and run-state bucket, to bound the disk")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway process (peak agentgate phase, or the soak) to this file, and of the relay process to <file>.relay")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds of relay, relay + run state and agentgate; each row is the median round")
-	flag.StringVar(&o.busProfile, "bus-cpuprofile", "", "write CPU profiles of the bench process (embedded NATS server, load generator) during the relay and peak agentgate phases to <file>.relay and <file>.agentgate")
+	flag.StringVar(&o.busProfile, "bus-cpuprofile", "", "write CPU profiles of the bench process (embedded NATS server, load generator) during the first round's unpaced phases to <file>.relay, <file>.relay-run-state and <file>.agentgate")
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), `agentgate-bench: measure agentgate against the bare bus and a minimal relay.
 
@@ -291,8 +291,7 @@ func (b *bench) compare(ctx context.Context, o options, rep *report) (result, er
 			byName[ph.name] = append(byName[ph.name], r)
 		}
 		b.busProfile = "" // profiles are of the first round
-		if o.rate == 0 {
-			rel, runs, ag := byName["relay"][round], byName["relay + run state"][round], byName["agentgate"][round]
+		if rel, runs, ag := byName["relay"][round], byName["relay + run state"][round], byName["agentgate"][round]; o.rate == 0 && rel.MsgsPerSec > 0 && runs.MsgsPerSec > 0 {
 			rep.RoundRatios = append(rep.RoundRatios, ag.MsgsPerSec/rel.MsgsPerSec)
 			rep.RoundRatiosRunState = append(rep.RoundRatiosRunState, ag.MsgsPerSec/runs.MsgsPerSec)
 		}
@@ -353,7 +352,7 @@ func printTable(w io.Writer, rep *report) {
 		printSoak(w, rep.Soak)
 		return
 	}
-	fmt.Fprintf(w, "%-24s %8s %7s %7s %7s %7s %8s %5s %8s %8s %6s %6s\n",
+	fmt.Fprintf(w, "%-28s %8s %7s %7s %7s %7s %8s %5s %8s %8s %6s %6s\n",
 		"", "msgs/s", "seconds", "p50 ms", "p99 ms", "max ms", "CPU s/1k", "cores", "peak RSS", "bus s/1k", "io/msg", "bus io")
 	f := func(v float64, format string) string {
 		if v == 0 {
@@ -366,7 +365,7 @@ func printTable(w io.Writer, rep *report) {
 		if r.PacedRate > 0 {
 			name += fmt.Sprintf(" @ %.0f/s", r.PacedRate)
 		}
-		fmt.Fprintf(w, "%-24s %8.0f %7.2f %7s %7s %7s %8s %5s %8s %8s %6s %6s\n", name, r.MsgsPerSec, r.Seconds,
+		fmt.Fprintf(w, "%-28s %8.0f %7.2f %7s %7s %7s %8s %5s %8s %8s %6s %6s\n", name, r.MsgsPerSec, r.Seconds,
 			f(r.P50Ms, "%.1f"), f(r.P99Ms, "%.1f"), f(r.MaxMs, "%.1f"), f(r.CPUPer1k, "%.3f"),
 			f(r.Cores, "%.2f"), f(r.PeakRSSMB, "%.0f MB"), f(r.BenchCPUPer1k, "%.3f"),
 			f(r.IOCallsPerMsg, "%.2f"), f(r.BenchIOCallsPerMsg, "%.2f"))
@@ -414,7 +413,7 @@ func printSoak(w io.Writer, s *soakReport) {
 	fmt.Fprintf(w, "\n%s\n", soakVerdict(s))
 }
 
-// outcomeList writes outcome counts by the Outcome header, sorted.
+// ratioList writes ratios with two decimals.
 func ratioList(v []float64) string {
 	parts := make([]string, len(v))
 	for i, r := range v {
@@ -423,6 +422,7 @@ func ratioList(v []float64) string {
 	return strings.Join(parts, ", ")
 }
 
+// outcomeList writes outcome counts by the Outcome header, sorted.
 func outcomeList(m map[string]int) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {

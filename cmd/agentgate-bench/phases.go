@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -202,13 +203,14 @@ func (b *bench) measure(ctx context.Context, name string, ch *child, httpAddr st
 	if err != nil {
 		return result{}, err
 	}
+	stopProfile := func() {}
 	if b.busProfile != "" && rate == 0 {
-		stopProfile, err := startProfile(b.busProfile + "." + name)
-		if err != nil {
+		// <prefix>.relay, <prefix>.relay-run-state, <prefix>.agentgate
+		if stopProfile, err = startProfile(b.busProfile + "." + strings.Join(strings.Fields(strings.ReplaceAll(name, "+", "")), "-")); err != nil {
 			return result{}, err
 		}
-		defer stopProfile()
 	}
+	defer func() { stopProfile() }()
 	n := b.load.n
 	sent := make([]time.Time, n)
 	before, self0 := ch.stats(), selfCPU()
@@ -223,6 +225,8 @@ func (b *bench) measure(ctx context.Context, name string, ch *child, httpAddr st
 	if err := waitCount(ctx, b.js, uint64(n), outStreams...); err != nil {
 		return result{}, err
 	}
+	stopProfile() // the phase, not the reading back of outcomes
+	stopProfile = func() {}
 	after, self1 := ch.stats(), selfCPU()
 	selfIO1, _ := readIOCalls("self")
 	var gm goMetrics

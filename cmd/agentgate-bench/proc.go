@@ -30,8 +30,9 @@ type procStats struct {
 	IOCalls int64
 }
 
-// readProc reads /proc/<pid>/stat and /proc/<pid>/status. On systems
-// without /proc it returns zeros and an error.
+// readProc reads /proc/<pid>/stat, /proc/<pid>/status and /proc/<pid>/io.
+// On systems without /proc it returns zeros and an error; when only io is
+// unreadable, the rest and the error.
 func readProc(pid int) (procStats, error) {
 	var st procStats
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
