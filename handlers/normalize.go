@@ -86,10 +86,7 @@ type NormalizeOptions struct {
 // The returned slice is never nil, so it marshals as [] when empty.
 func Normalize(doc any, schema map[string]any, r Resolver, opts NormalizeOptions) (any, []contract.Normalization) {
 	n := newNormalizer(r, opts)
-	var root schemaSet
-	if schema != nil {
-		root = n.flatten(schema)
-	}
+	root := n.root(schema)
 	// Most outputs need no change: a first pass that copies nothing and
 	// names no path finds that out, and the document is returned as is.
 	n.dry = true
@@ -103,11 +100,15 @@ func Normalize(doc any, schema map[string]any, r Resolver, opts NormalizeOptions
 // normalizeCopy is Normalize without its first pass: it always copies.
 func normalizeCopy(doc any, schema map[string]any, r Resolver, opts NormalizeOptions) (any, []contract.Normalization) {
 	n := newNormalizer(r, opts)
-	var root schemaSet
-	if schema != nil {
-		root = n.flatten(schema)
+	return n.copyWalk(doc, n.root(schema))
+}
+
+// root is the set of the schema's root; empty without a schema.
+func (n *normalizer) root(schema map[string]any) schemaSet {
+	if schema == nil {
+		return schemaSet{}
 	}
-	return n.copyWalk(doc, root)
+	return n.flatten(schema)
 }
 
 func newNormalizer(r Resolver, opts NormalizeOptions) *normalizer {
