@@ -83,9 +83,12 @@ type report struct {
 	RoundRatios []float64 `json:"round_ratios,omitempty"`
 	// RatioRunState is the same against the relay writing each run's state
 	// too (a reference, not the target).
-	RatioRunState       float64     `json:"agentgate_relay_runstate_ratio,omitempty"`
-	RoundRatiosRunState []float64   `json:"round_runstate_ratios,omitempty"`
-	Soak                *soakReport `json:"soak,omitempty"`
+	RatioRunState       float64   `json:"agentgate_relay_runstate_ratio,omitempty"`
+	RoundRatiosRunState []float64 `json:"round_runstate_ratios,omitempty"`
+	// HalfP99s are the p99 latencies of the rounds at half the peak; that
+	// row is the round of median p99.
+	HalfP99s []float64   `json:"half_p99s_ms,omitempty"`
+	Soak     *soakReport `json:"soak,omitempty"`
 }
 
 // options are the command line's.
@@ -244,12 +247,21 @@ func run(ctx context.Context, o options) (*report, error) {
 	}
 	if o.rate == 0 && o.half && ag.MsgsPerSec > 0 {
 		half := ag.MsgsPerSec / 2
-		progress("agentgate paced at %.0f msgs/s (half its peak)", half)
-		r, err := b.runGateway(ctx, "agentgate half", half, "")
-		if err != nil {
-			return nil, fmt.Errorf("agentgate at half rate: %w", err)
+		var runs []result
+		for round := range o.rounds {
+			progress("round %d/%d: agentgate paced at %.0f msgs/s (half its peak)", round+1, o.rounds, half)
+			r, err := b.runGateway(ctx, "agentgate half", half, "")
+			if err != nil {
+				return nil, fmt.Errorf("agentgate at half rate: %w", err)
+			}
+			runs = append(runs, r)
+			rep.HalfP99s = append(rep.HalfP99s, r.P99Ms)
 		}
-		rep.Results = append(rep.Results, r)
+		// The row of median p99: the tail is what moves from run to run.
+		slices.SortFunc(runs, func(a, b result) int { return cmp.Compare(a.P99Ms, b.P99Ms) })
+		m := runs[(len(runs)-1)/2]
+		m.Rounds = len(runs)
+		rep.Results = append(rep.Results, m)
 	}
 	return rep, nil
 }
@@ -372,7 +384,7 @@ func printTable(w io.Writer, rep *report) {
 	}
 	for _, r := range rep.Results {
 		if r.Rounds > 1 {
-			fmt.Fprintf(w, "\nrelay, relay + run state, agentgate: each the median (by msgs/s) of %d rounds, run side by side.", r.Rounds)
+			fmt.Fprintf(w, "\nrelay, relay + run state, agentgate: each the median (by msgs/s) of %d rounds, run side by side; agentgate half: the median by p99.", r.Rounds)
 			break
 		}
 	}
@@ -393,7 +405,8 @@ func printTable(w io.Writer, rep *report) {
 	}
 	for _, r := range rep.Results {
 		if r.Name == "agentgate half" {
-			fmt.Fprintf(w, "agentgate p99 at half its peak (%.0f msgs/s): %.1f ms (target <= 5 ms)\n", r.PacedRate, r.P99Ms)
+			fmt.Fprintf(w, "agentgate p99 at half its peak (%.0f msgs/s): %.1f ms, the median of %d rounds (%s) (target <= 5 ms)\n",
+				r.PacedRate, r.P99Ms, len(rep.HalfP99s), ratioList(rep.HalfP99s))
 		}
 	}
 }
@@ -413,7 +426,7 @@ func printSoak(w io.Writer, s *soakReport) {
 	fmt.Fprintf(w, "\n%s\n", soakVerdict(s))
 }
 
-// ratioList writes ratios with two decimals.
+// ratioList writes ratios (or milliseconds) with two decimals.
 func ratioList(v []float64) string {
 	parts := make([]string, len(v))
 	for i, r := range v {
