@@ -120,17 +120,7 @@ func schemaTypes(s schemaSet) (types jsonTypes, typed bool) {
 			continue
 		}
 		// A list holding a non-string counts for the names it does hold.
-		var cur jsonTypes
-		switch t := raw.(type) {
-		case string:
-			cur = typeNamed(t)
-		case []any:
-			for _, e := range t {
-				if name, ok := e.(string); ok {
-					cur |= typeNamed(name)
-				}
-			}
-		}
+		cur, _ := typeKeyword(raw)
 		if !typed {
 			types, typed = cur, true
 			continue

@@ -40,20 +40,23 @@ func typeNamed(name string) jsonTypes {
 func (t jsonTypes) has(u jsonTypes) bool { return t&u != 0 }
 
 // typeKeyword reads the value of a type keyword: a name or a list of
-// names. ok is false when it is neither, or a list holds a non-string.
-func typeKeyword(raw any) (t jsonTypes, ok bool) {
+// names. t holds every name it has; clean is false when it is neither a
+// name nor a list, or a list holds a non-string.
+func typeKeyword(raw any) (t jsonTypes, clean bool) {
 	switch v := raw.(type) {
 	case string:
 		return typeNamed(v), true
 	case []any:
+		clean = true
 		for _, e := range v {
 			name, isName := e.(string)
 			if !isName {
-				return 0, false
+				clean = false
+				continue
 			}
 			t |= typeNamed(name)
 		}
-		return t, true
+		return t, clean
 	}
 	return 0, false
 }

@@ -45,6 +45,9 @@ func (h *Handler) Poison() message.HandlerMiddleware {
 }
 
 func errorText(v any) string {
+	if pe, ok := v.(*PanicError); ok {
+		v = pe.Value // raised again by the runner
+	}
 	if e, ok := v.(error); ok {
 		return e.Error()
 	}

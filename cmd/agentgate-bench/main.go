@@ -126,7 +126,7 @@ func main() {
 	flag.IntVar(&o.soak, "soak", 0, "instead of the comparison, soak agentgate alone with this many outputs (e.g. 1000000)")
 	flag.IntVar(&o.soakWindow, "soak-window", 4096, "soak: most outputs published without an outcome yet (unless -rate)")
 	flag.DurationVar(&o.soakMaxAge, "soak-max-age", 2*time.Minute, "soak: MaxAge of the gateway's streams and run-state bucket, to bound the disk")
-	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway process (peak agentgate phase, or the soak) to this file, and of the relay process to <file>.relay")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway process (first round, or the soak) to this file, and of the relay process to <file>.relay")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds of relay, relay + run state and agentgate; each row is the median round")
 	flag.StringVar(&o.busProfile, "bus-cpuprofile", "", "write CPU profiles of the bench process (embedded NATS server, load generator) during the first round's unpaced phases to <file>.relay, <file>.relay-run-state and <file>.agentgate")
 	flag.Usage = func() {
@@ -258,10 +258,7 @@ func run(ctx context.Context, o options) (*report, error) {
 			rep.HalfP99s = append(rep.HalfP99s, r.P99Ms)
 		}
 		// The row of median p99: the tail is what moves from run to run.
-		slices.SortFunc(runs, func(a, b result) int { return cmp.Compare(a.P99Ms, b.P99Ms) })
-		m := runs[(len(runs)-1)/2]
-		m.Rounds = len(runs)
-		rep.Results = append(rep.Results, m)
+		rep.Results = append(rep.Results, medianBy(runs, func(r result) float64 { return r.P99Ms }))
 	}
 	return rep, nil
 }
@@ -310,7 +307,7 @@ func (b *bench) compare(ctx context.Context, o options, rep *report) (result, er
 	}
 	var ag result
 	for _, ph := range phases {
-		m := medianResult(byName[ph.name])
+		m := medianBy(byName[ph.name], func(r result) float64 { return r.MsgsPerSec })
 		rep.Results = append(rep.Results, m)
 		if ph.name == "agentgate" {
 			ag = m
@@ -322,11 +319,11 @@ func (b *bench) compare(ctx context.Context, o options, rep *report) (result, er
 	return ag, nil
 }
 
-// medianResult is the result of median throughput (the lower middle one of
-// an even count), with the rounds counted in.
-func medianResult(rs []result) result {
+// medianBy is the result of median key (the lower middle one of an even
+// count), with the rounds counted in.
+func medianBy(rs []result, key func(result) float64) result {
 	sorted := slices.Clone(rs)
-	slices.SortFunc(sorted, func(a, b result) int { return cmp.Compare(a.MsgsPerSec, b.MsgsPerSec) })
+	slices.SortFunc(sorted, func(a, b result) int { return cmp.Compare(key(a), key(b)) })
 	m := sorted[(len(sorted)-1)/2]
 	m.Rounds = len(rs)
 	return m

@@ -35,7 +35,7 @@ type bench struct {
 	window    int
 	timeout   time.Duration // bound on each phase
 	// busProfile, when set, is the prefix of CPU profiles of this process
-	// taken while the relay and the peak agentgate phase run.
+	// taken during unpaced phases (compare sets it for the first round).
 	busProfile string
 }
 
