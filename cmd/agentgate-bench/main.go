@@ -106,6 +106,7 @@ type options struct {
 	soakMaxAge time.Duration
 	cpuprofile string
 	busProfile string
+	latencyCSV string
 	rounds     int
 }
 
@@ -129,6 +130,7 @@ func main() {
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the gateway process (first round, or the soak) to this file, and of the relay process to <file>.relay")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds of relay, relay + run state and agentgate; each row is the median round")
 	flag.StringVar(&o.busProfile, "bus-cpuprofile", "", "write CPU profiles of the bench process (embedded NATS server, load generator) during the first round's unpaced phases to <file>.relay, <file>.relay-run-state and <file>.agentgate")
+	flag.StringVar(&o.latencyCSV, "latency-csv", "", "write every measured phase's outcomes (sent time, latency, outcome) to <prefix>.<k>-<phase>.csv")
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), `agentgate-bench: measure agentgate against the bare bus and a minimal relay.
 
@@ -225,7 +227,7 @@ func run(ctx context.Context, o options) (*report, error) {
 		return nil, err
 	}
 	b := &bench{url: srv.ClientURL(), nc: nc, js: js, load: l, configDir: o.configDir,
-		workers: o.workers, window: o.window, timeout: o.timeout, busProfile: o.busProfile}
+		workers: o.workers, window: o.window, timeout: o.timeout, busProfile: o.busProfile, latencyCSV: o.latencyCSV}
 
 	if o.soak > 0 {
 		rep.Soak, err = b.soak(ctx, o.soakWindow, o.soakMaxAge, o.rate, o.cpuprofile)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -177,6 +179,15 @@ type collected struct {
 	last      time.Time       // latest stored timestamp
 	latencies []time.Duration // outcome stored - raw output handed to the client
 	outcomes  map[string]int  // by Outcome header
+	samples   []sample        // one per outcome matched to its raw output
+}
+
+// sample is one outcome matched to its raw output, for -latency-csv.
+type sample struct {
+	index   int           // the raw output's position in the load
+	sent    time.Duration // when it was handed to the client, after the first
+	latency time.Duration
+	outcome string
 }
 
 // collect reads every message of the streams with an ordered consumer and
@@ -213,7 +224,9 @@ func collect(ctx context.Context, js jetstream.JetStream, sent []time.Time, stre
 				}
 				c.outcomes[m.Headers().Get(contract.HeaderOutcome)]++
 				if i, ok := runIndex(m.Headers().Get(contract.HeaderRunID)); ok && i < len(sent) {
-					c.latencies = append(c.latencies, md.Timestamp.Sub(sent[i]))
+					lat := md.Timestamp.Sub(sent[i])
+					c.latencies = append(c.latencies, lat)
+					c.samples = append(c.samples, sample{i, sent[i].Sub(sent[0]), lat, m.Headers().Get(contract.HeaderOutcome)})
 				}
 			}
 			if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
@@ -267,4 +280,23 @@ func per1k(d time.Duration, n int) float64 {
 		return 0
 	}
 	return d.Seconds() * 1000 / float64(n)
+}
+
+// writeSamples writes one CSV line per outcome (sorted by the raw output's
+// position): when the raw output was sent (ms after the first), its
+// latency (ms) and the outcome. It shows whether a p99 comes from stalls
+// (slow outcomes bunched in time) or from a spread tail.
+func writeSamples(path string, ss []sample) error {
+	slices.SortFunc(ss, func(a, b sample) int { return a.index - b.index })
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintln(w, "index,sent_ms,latency_ms,outcome")
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	for _, s := range ss {
+		fmt.Fprintf(w, "%d,%.3f,%.3f,%s\n", s.index, ms(s.sent), ms(s.latency), s.outcome)
+	}
+	return errors.Join(w.Flush(), f.Close())
 }

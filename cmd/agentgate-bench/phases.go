@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -37,6 +38,10 @@ type bench struct {
 	// busProfile, when set, is the prefix of CPU profiles of this process
 	// taken during unpaced phases (compare sets it for the first round).
 	busProfile string
+	// latencyCSV, when set, is the prefix of per-outcome latency files
+	// (writeSamples), one per measured phase: <prefix>.<k>-<phase>.csv.
+	latencyCSV string
+	measured   int // phases measured so far, numbering those files
 }
 
 func (b *bench) stream(ctx context.Context, name string, subjects ...string) error {
@@ -240,6 +245,13 @@ func (b *bench) measure(ctx context.Context, name string, ch *child, httpAddr st
 		return result{}, fmt.Errorf("reading outcomes: %w", err)
 	}
 	r := endToEnd(name, n, start, c)
+	b.measured++
+	if b.latencyCSV != "" {
+		path := fmt.Sprintf("%s.%d-%s.csv", b.latencyCSV, b.measured, slug(name))
+		if err := writeSamples(path, c.samples); err != nil {
+			fmt.Fprintln(os.Stderr, "agentgate-bench: warning: writing latencies:", err)
+		}
+	}
 	r.PacedRate = rate
 	cpu := after.CPU - before.CPU
 	r.CPUPer1k = per1k(cpu, n)
@@ -289,4 +301,24 @@ func startProfile(path string) (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// slug is name in lower case with every run of other characters than
+// letters and digits as one '-': "relay + run state @ 2900/s" gives
+// "relay-run-state-2900-s".
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	return b.String()
 }
