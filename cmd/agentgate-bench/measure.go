@@ -256,9 +256,8 @@ func percentiles(ds []time.Duration) (p50, p99, mx float64) {
 		return 0, 0, 0
 	}
 	slices.Sort(ds)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	pct := func(p float64) float64 { return ms(ds[min(len(ds)-1, int(p*float64(len(ds))))]) }
-	return pct(0.50), pct(0.99), ms(ds[len(ds)-1])
+	pct := func(p float64) float64 { return millis(ds[min(len(ds)-1, int(p*float64(len(ds))))]) }
+	return pct(0.50), pct(0.99), millis(ds[len(ds)-1])
 }
 
 // endToEnd turns a first publish time and the collected outcomes into a
@@ -294,9 +293,11 @@ func writeSamples(path string, ss []sample) error {
 	}
 	w := bufio.NewWriter(f)
 	fmt.Fprintln(w, "index,sent_ms,latency_ms,outcome")
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	for _, s := range ss {
-		fmt.Fprintf(w, "%d,%.3f,%.3f,%s\n", s.index, ms(s.sent), ms(s.latency), s.outcome)
+		fmt.Fprintf(w, "%d,%.3f,%.3f,%s\n", s.index, millis(s.sent), millis(s.latency), s.outcome)
 	}
 	return errors.Join(w.Flush(), f.Close())
 }
+
+// millis is d in milliseconds, to the microsecond.
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
