@@ -1,5 +1,5 @@
 // Package contract holds the wire types of agentgate's public interface, as
-// ../shared/CONTRACT.md defines them: header names, outcomes, dead-letter
+// docs/contract.md defines them: header names, outcomes, dead-letter
 // error types, violations, normalizations and the JSON payloads published on
 // the outcome subjects.
 //
