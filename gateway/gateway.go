@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/natsconn"
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/schemas"
@@ -32,8 +33,12 @@ type Config struct {
 	ConfigDir string
 	// Registry, when set, is used instead of loading ConfigDir.
 	Registry *schemas.Registry
-	// NATSURL connects to an existing NATS deployment; when empty an
-	// embedded server is started on NATSListen with its files in DataDir.
+	// NATS says how to reach and authenticate to NATS. When it names no
+	// server and no context (and NATSURL is empty) an embedded server is
+	// started on NATSListen with its files in DataDir, and the gateway
+	// connects to it with NATS's credentials.
+	NATS natsconn.Options
+	// NATSURL, when set, is the server list (shorthand for NATS.Servers).
 	NATSURL string
 	// NATSListen is the embedded server's HOST:PORT (default
 	// 127.0.0.1:4222; port 0 picks a free one).
@@ -131,21 +136,32 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	}
 	cfg.Logger.Info("registry loaded", "schemas", len(g.reg.Schemas()), "agents", len(g.reg.Blueprints()))
 
-	g.natsURL = cfg.NATSURL
-	if g.natsURL == "" {
+	if cfg.NATSURL != "" {
+		cfg.NATS.Servers = cfg.NATSURL
+	}
+	if !cfg.NATS.Explicit() {
 		dir, _ := filepath.Abs(cfg.DataDir)
 		if g.embedded, err = router.StartEmbedded(router.EmbeddedConfig{Listen: cfg.NATSListen, StoreDir: dir}); err != nil {
 			return nil, err
 		}
-		g.natsURL = g.embedded.ClientURL()
-		cfg.Logger.Info("embedded NATS started", "url", g.natsURL, "store", dir)
+		cfg.Logger.Info("embedded NATS started", "url", g.embedded.ClientURL(), "store", dir)
 	}
+	defaultURL := ""
+	if g.embedded != nil {
+		defaultURL = g.embedded.ClientURL()
+	}
+	conn, err := cfg.NATS.Resolve(defaultURL)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	g.natsURL = conn.URL
 	g.ncClosed = make(chan struct{})
-	g.nc, err = nats.Connect(g.natsURL, nats.Name("agentgate"), nats.MaxReconnects(-1),
+	g.nc, err = conn.Connect(nats.Name("agentgate"), nats.MaxReconnects(-1),
 		nats.ClosedHandler(func(*nats.Conn) { close(g.ncClosed) }))
 	if err != nil {
-		return nil, fmt.Errorf("gateway: connecting to %s: %w", g.natsURL, err)
+		return nil, fmt.Errorf("gateway: %w", err)
 	}
+	cfg.Logger.Info("connected to NATS", "url", g.natsURL, "credential", conn.Credential)
 	if g.js, err = jetstream.New(g.nc); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}

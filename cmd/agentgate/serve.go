@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/natsconn"
 )
 
 func newServeCmd() *cobra.Command {
@@ -15,7 +16,8 @@ func newServeCmd() *cobra.Command {
 		Short: "Run the gateway",
 		Long: `Run the gateway. With no flags it starts an embedded NATS server with JetStream
 (127.0.0.1:4222, files under ./data) and serves the bundled example configuration;
---nats-url connects to an existing NATS deployment instead. The HTTP API
+--server (or NATS_URL, or --context) connects to an existing NATS deployment
+instead, with the credentials and TLS options the nats CLI takes. The HTTP API
 (/healthz, /v1/runs, /v1/agents, /v1/schemas, /metrics) listens on --http.
 SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`,
 		Args: cobra.NoArgs,
@@ -25,6 +27,7 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 				return err
 			}
 			cfg.Logger = logger
+			cfg.NATS = natsconn.FromFlags(cmd.Flags())
 			if gateway.SetGCPercent(gcPercent, cmd.Flags().Changed("gc-percent")) {
 				logger.Debug("garbage collector target set", "percent", gcPercent)
 			}
@@ -47,7 +50,7 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.ConfigDir, "config", "", "configuration directory holding schemas/*.schema.json and agents/*.json (default: the bundled examples)")
-	f.StringVar(&cfg.NATSURL, "nats-url", "", "URL of an existing NATS deployment; no embedded server is started")
+	natsconn.AddFlags(f, "an existing NATS deployment; default: start an embedded server (--nats-listen)")
 	f.StringVar(&cfg.NATSListen, "nats-listen", "127.0.0.1:4222", "HOST:PORT of the embedded NATS server")
 	f.StringVar(&cfg.DataDir, "data-dir", "data", "directory of the embedded server's JetStream files")
 	f.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "HOST:PORT of the HTTP API")
