@@ -40,6 +40,15 @@ type Config struct {
 	NATS natsconn.Options
 	// NATSURL, when set, is the server list (shorthand for NATS.Servers).
 	NATSURL string
+	// SigningKey is a file holding an NKey seed: every outcome is signed
+	// with it (Outcome-Signature, contract section 3.5). Default: the seed
+	// of NATS.NKey, if the gateway authenticates with one; with neither,
+	// outcomes go unsigned.
+	SigningKey string
+	// EmbeddedAuth is a NATS server configuration file whose accounts,
+	// users and permissions the embedded server enforces (see
+	// router.EmbeddedConfig.AuthFile). Ignored with an external server.
+	EmbeddedAuth string
 	// NATSListen is the embedded server's HOST:PORT (default
 	// 127.0.0.1:4222; port 0 picks a free one).
 	NATSListen string
@@ -95,20 +104,21 @@ func (c Config) Validate() error {
 
 // Gateway is a running agentgate.
 type Gateway struct {
-	cfg      Config
-	reg      *schemas.Registry
-	embedded *server.Server
-	nc       *nats.Conn
-	js       jetstream.JetStream
-	store    *runstate.Store
-	router   *router.Router
-	metrics  *Metrics
-	http     *http.Server
-	httpLn   net.Listener
-	natsURL  string
-	handler  *handlers.Handler
-	ncClosed chan struct{}
-	ready    atomic.Bool
+	cfg        Config
+	reg        *schemas.Registry
+	embedded   *server.Server
+	nc         *nats.Conn
+	js         jetstream.JetStream
+	store      *runstate.Store
+	router     *router.Router
+	metrics    *Metrics
+	http       *http.Server
+	httpLn     net.Listener
+	natsURL    string
+	signingKey string
+	handler    *handlers.Handler
+	ncClosed   chan struct{}
+	ready      atomic.Bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -175,6 +185,10 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	chunks := runstate.NewChunks(ckv)
+	signer, err := g.signer()
+	if err != nil {
+		return nil, err
+	}
 	g.metrics = NewMetrics(func(agent string) bool { _, ok := g.reg.Blueprint(agent); return ok })
 
 	gate, err := handlers.NewGate(handlers.GateConfig{
@@ -187,6 +201,10 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
 		Partial: true,
 		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
+			if signer != nil {
+				signer.next = pub
+				pub = signer
+			}
 			h, err := handlers.NewHandler(handlers.HandlerConfig{
 				Gate: gate, Store: g.store, Chunks: chunks, Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
 				Concurrency: concurrency,
@@ -204,6 +222,30 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	g.http = &http.Server{Handler: g.routes(), ReadHeaderTimeout: 10 * time.Second}
 	return g, nil
 }
+
+// signer returns the publisher decorator that signs outcomes (its next
+// publisher still unset), or nil when there is no key to sign with.
+func (g *Gateway) signer() (*signingPublisher, error) {
+	path := g.cfg.SigningKey
+	if path == "" {
+		path = g.cfg.NATS.NKey
+	}
+	if path == "" {
+		g.cfg.Logger.Warn("outcomes are not signed: give --signing-key (or connect with --nkey) so consumers can verify them")
+		return nil, nil
+	}
+	kp, pub, err := loadSigner(path)
+	if err != nil {
+		return nil, err
+	}
+	g.signingKey = pub
+	g.cfg.Logger.Info("outcomes are signed", "public_key", pub)
+	return &signingPublisher{kp: kp, pub: pub}, nil
+}
+
+// SigningKey is the public NKey outcomes are signed with ("" when they are
+// not signed): what consumers pass to executor.Verify.
+func (g *Gateway) SigningKey() string { return g.signingKey }
 
 // NATSURL is the URL of the NATS server the gateway uses.
 func (g *Gateway) NATSURL() string { return g.natsURL }
