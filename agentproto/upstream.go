@@ -88,6 +88,8 @@ func (s *stream) run(ctx context.Context, subject string, body []byte) streamEnd
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return streamEnd{kind: endCanceled, text: text}
+		case errors.Is(err, nats.ErrNoResponders):
+			return streamEnd{kind: endNoResponders}
 		case err != nil && errors.Is(err, context.DeadlineExceeded):
 			return streamEnd{kind: endIdle, text: text}
 		case err != nil:
