@@ -43,7 +43,7 @@ func TestTwin_discoveryAndHeartbeat(t *testing.T) {
 	upID := e.agents["gated-reviewer"][0].ID()
 	for k, want := range map[string]string{
 		"agent": "gate", "owner": "test", "session": "reviewer-session", "protocol_version": "0.1",
-		"harness": "agenttest", // an upstream key the twin must preserve
+		"harness":        "agenttest", // an upstream key the twin must preserve
 		"upstream_agent": "scripted", "upstream_instance_id": upID, "upstream_subject": "agents.scripted.test.reviewer",
 		"blueprint": "gated-reviewer", "schema_id": "https://agentgate.dev/schemas/pr-review/1.0.0",
 	} {
