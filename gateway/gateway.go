@@ -69,7 +69,13 @@ type Config struct {
 	// StreamIdle is how long a streamed output may go without a chunk
 	// before it is dead-lettered as stream_incomplete (default 60 s).
 	StreamIdle time.Duration
-	Logger     *slog.Logger
+	// GateIdle, GateHeartbeat, GateDiscoveryWait and GateDiscoveryRetry
+	// tune the gated twins (contract section 10; defaults in agentproto).
+	GateIdle           time.Duration
+	GateHeartbeat      time.Duration
+	GateDiscoveryWait  time.Duration
+	GateDiscoveryRetry time.Duration
+	Logger             *slog.Logger
 }
 
 func (c *Config) setDefaults() {
@@ -119,6 +125,7 @@ type Gateway struct {
 	handler    *handlers.Handler
 	ncClosed   chan struct{}
 	ready      atomic.Bool
+	twins      *twins
 
 	closeOnce sync.Once
 	closeErr  error
@@ -216,6 +223,9 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if g.twins, err = g.newTwins(); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
 	if g.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 		return nil, fmt.Errorf("gateway: HTTP listener: %w", err)
 	}
@@ -275,8 +285,15 @@ func (g *Gateway) Run(ctx context.Context) error {
 	ectx, stopExpiry := context.WithCancel(ctx)
 	expiryDone := make(chan struct{})
 	go func() { defer close(expiryDone); g.expireStreams(ectx) }()
-	// Stopped before the router closes: it publishes through it.
-	stopExpiring := func() { stopExpiry(); <-expiryDone }
+	g.twins.start(ctx)
+	// Stopped before the router closes: they publish through it.
+	stopExpiring := func() {
+		stopExpiry()
+		<-expiryDone
+		if err := g.twins.close(); err != nil {
+			g.cfg.Logger.Warn("stopping gated twins", "error", err)
+		}
+	}
 
 	select {
 	case <-g.router.Running():

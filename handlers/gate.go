@@ -215,7 +215,11 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 
 	if verdict != nil && verdict.Incomplete != "" {
 		// Never cut short silently, not even as a refusal.
-		return g.deadLetter(env, m, attempt, contract.ErrStreamIncomplete, verdict.Incomplete, nil, st, now)
+		t := contract.ErrStreamIncomplete
+		if verdict.FailType != "" {
+			t = verdict.FailType
+		}
+		return g.deadLetter(env, m, attempt, t, verdict.Incomplete, nil, st, now)
 	}
 	if text, ok := refusal(m, env.Payload); ok {
 		ev := contract.RefusalEvent{

@@ -37,6 +37,9 @@ type Verdict struct {
 	// Incomplete, when set, says a streamed output never finished: the
 	// gate dead-letters it as stream_incomplete with this message.
 	Incomplete string
+	// FailType, when set with Incomplete, is the dead letter's type instead
+	// of stream_incomplete (a gated exchange's upstream_error).
+	FailType contract.ErrorType
 }
 
 // Check runs extract, normalize and validate on payload against s. Of

@@ -49,6 +49,48 @@ type Blueprint struct {
 	// name: a registry schema named by its $id, or one given inline,
 	// compiled under "urn:agentgate:inline:<agent>/tools/<tool>".
 	Tools map[string]*Schema
+
+	// Upstream, when set, names an agent on the Synadia Agent Protocol
+	// whose gated twin agentgate registers (contract section 10).
+	Upstream *Upstream
+}
+
+// Upstream names the agent a blueprint gates (contract section 10): by its
+// identity (Agent, Owner and Name, the tokens of agents.<agent>.<owner>.<name>)
+// or by one instance's service id (InstanceID). Callers find it through
+// discovery, never by constructing its subject.
+type Upstream struct {
+	Agent      string `json:"agent,omitempty"`
+	Owner      string `json:"owner,omitempty"`
+	Name       string `json:"name,omitempty"`
+	InstanceID string `json:"instance_id,omitempty"`
+}
+
+// upstreamTokenRE is a subject token of the protocol's naming rules (its
+// section 2.2): no "$", no wildcard, no dot, no space.
+var upstreamTokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,63}$`)
+
+// Validate reports what makes the upstream unusable: neither an identity
+// nor an instance id, a partial identity, or a token that is not a plain
+// subject token.
+func (u *Upstream) Validate() error {
+	var errs []error
+	identity := u.Agent != "" || u.Owner != "" || u.Name != ""
+	switch {
+	case !identity && u.InstanceID == "":
+		errs = append(errs, errors.New(`upstream needs "agent", "owner" and "name", or "instance_id"`))
+	case identity && (u.Agent == "" || u.Owner == "" || u.Name == ""):
+		errs = append(errs, errors.New(`upstream needs all of "agent", "owner" and "name"`))
+	}
+	for _, f := range []struct{ key, v string }{{"agent", u.Agent}, {"owner", u.Owner}, {"name", u.Name}, {"instance_id", u.InstanceID}} {
+		if f.v != "" && !upstreamTokenRE.MatchString(f.v) {
+			errs = append(errs, fmt.Errorf("upstream %s %q is not a subject token [A-Za-z0-9_-]{1,63}", f.key, f.v))
+		}
+	}
+	if u.Agent == "gate" {
+		errs = append(errs, errors.New(`upstream agent "gate" is agentgate's own twins: a twin cannot gate a twin`))
+	}
+	return errors.Join(errs...)
 }
 
 // MaxAttempts is the number of attempts a run gets: MaxRetries + 1.
@@ -76,12 +118,13 @@ type blueprintJSON struct {
 	SystemPrompt     string                     `json:"system_prompt"`
 	Reply            string                     `json:"reply,omitempty"`
 	Tools            map[string]json.RawMessage `json:"tools,omitempty"`
+	Upstream         *Upstream                  `json:"upstream,omitempty"`
 }
 
 // blueprintFields are the members a blueprint file may have.
 var blueprintFields = []string{
 	"name", "description", "output_schema", "parameters_schema", "max_retries",
-	"extra_fields", "coerce", "system_prompt", "reply", "tools",
+	"extra_fields", "coerce", "system_prompt", "reply", "tools", "upstream",
 }
 
 // MarshalJSON writes the blueprint as in contract section 5 with the
@@ -100,6 +143,7 @@ func (b *Blueprint) MarshalJSON() ([]byte, error) {
 		Coerce:           &b.Coerce,
 		SystemPrompt:     b.SystemPrompt,
 		Reply:            b.Reply,
+		Upstream:         b.Upstream,
 	}
 	if b.OutputSchema != nil {
 		w.OutputSchema = schemaRef(b.OutputSchema)
@@ -210,6 +254,12 @@ func (l *loader) blueprintFile(p string) {
 			}
 			b.Tools[name] = s
 		}
+	}
+	if u := f.Upstream; u != nil {
+		if err := u.Validate(); err != nil {
+			bad("%w", err)
+		}
+		b.Upstream = u
 	}
 	for _, err := range probs {
 		l.fail(file, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/agentgate/agentgate/agentproto"
 	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/natsconn"
@@ -61,5 +62,8 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.DurationVar(&cfg.StreamIdle, "stream-idle", handlers.DefaultStreamIdle, "how long a streamed output may go without a chunk before it is dead-lettered as stream_incomplete")
 	f.IntVar(&cfg.Streams.Replicas, "stream-replicas", 1, "replicas of every stream and of the run-state bucket (3 on a three-node cluster)")
 	f.DurationVar(&cfg.Streams.MaxAge, "stream-max-age", 0, "how long outputs, outcomes and run state are kept (0: until removed)")
+	f.DurationVar(&cfg.GateIdle, "gate-idle", agentproto.DefaultIdle, "gated twins: how long an upstream agent's response stream may go without a chunk before the attempt fails")
+	f.DurationVar(&cfg.GateHeartbeat, "gate-heartbeat", agentproto.DefaultHeartbeat, "gated twins: heartbeat interval (at least 1s)")
+	f.DurationVar(&cfg.GateDiscoveryWait, "gate-discovery-wait", agentproto.DefaultDiscoveryWait, "gated twins: how long one discovery of an upstream agent collects replies")
 	return cmd
 }
