@@ -159,6 +159,10 @@ func opRepair(detail string) contract.Normalization {
 	return contract.Normalization{Op: contract.OpRepair, Path: "$", Detail: detail}
 }
 
+func opLossy(path, detail string) contract.Normalization {
+	return contract.Normalization{Op: contract.OpLossy, Path: path, Detail: detail}
+}
+
 func TestRepair_records(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -174,9 +178,9 @@ func TestRepair_records(t *testing.T) {
 			ops: []contract.Normalization{opRepair("single or typographic quotes replaced by double quotes (2 times)"), opRepair("Python constant converted (2 times)")}},
 		{name: "truncated document closed", given: `{"summary": "The code is fine", "comments": [{"file": "a.go", "mess`,
 			want: `{"summary":"The code is fine","comments":[{"file":"a.go","mess":null}]}`,
-			ops:  []contract.Normalization{opRepair(handlers.RepairTruncated)}},
+			ops:  []contract.Normalization{opLossy("$.comments[0]", handlers.RepairTruncated)}},
 		{name: "truncated inside a string", given: `{"summary": "The code is`, want: `{"summary":"The code is"}`,
-			ops: []contract.Normalization{opRepair(handlers.RepairTruncated)}},
+			ops: []contract.Normalization{opLossy("$.summary", handlers.RepairTruncated)}},
 		{name: "missing bracket mid-document is not truncation", given: `[{"a": 1]`, want: `[{"a":1}]`,
 			ops: []contract.Normalization{opRepair("missing closing bracket inserted")}},
 		{name: "comments and unquoted keys", given: "{\n  // the verdict\n  approval: \"approve\", /* done */\n}", want: `{"approval":"approve"}`,
