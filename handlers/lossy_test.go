@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -197,4 +198,22 @@ func TestReplyCheck_lossy(t *testing.T) {
 
 func fstestBlueprint(doc string) fstest.MapFS {
 	return fstest.MapFS{"agents/a.json": {Data: []byte(doc)}}
+}
+
+// Losses are recorded one by one up to 16; the last counts the rest.
+func TestRepairText_lossesBounded(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 20 {
+		fmt.Fprintf(&b, `"k%d": , `, i)
+	}
+	b.WriteString(`"end": 1}`)
+	rep, err := handlers.RepairText([]byte(b.String()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Losses) != 16 || rep.Losses[0].Path != "$.k0" || !strings.HasSuffix(rep.Losses[15].Detail, "(and 4 more lossy repairs)") {
+		t.Errorf("losses = %+v", rep.Losses)
+	}
 }

@@ -197,6 +197,10 @@ func RepairText(text []byte, maxDepth int) (Repaired, error) {
 		// hand on something that is not JSON.
 		return Repaired{}, &RepairError{Offset: len(text), Reason: "repair did not produce valid JSON"}
 	}
+	if r.moreLosses > 0 {
+		last := &r.losses[len(r.losses)-1]
+		last.Detail += fmt.Sprintf(" (and %d more lossy repairs)", r.moreLosses)
+	}
 	return Repaired{JSON: r.out, Normalizations: r.normalizations(), Losses: r.losses}, nil
 }
 
@@ -233,9 +237,10 @@ type repairer struct {
 	// losses are the lossy repairs so far; truncated is set once the
 	// truncation is among them, and moved while the first member moved
 	// into a reopened object is awaited.
-	losses    []Loss
-	truncated bool
-	moved     int
+	losses     []Loss
+	moreLosses int
+	truncated  bool
+	moved      int
 }
 
 // frame is one container being written: an object, whose current key is
@@ -290,15 +295,8 @@ func (r *repairer) loseAt(keyword, detail, path string, offset int) {
 		}
 		r.truncated = true
 	}
-	if n := len(r.losses); n >= maxLosses {
-		last := &r.losses[n-1]
-		more := 1
-		if i := bytes.LastIndex([]byte(last.Detail), []byte(" (and ")); i >= 0 {
-			fmt.Sscanf(last.Detail[i:], " (and %d more", &more)
-			more++
-			last.Detail = last.Detail[:i]
-		}
-		last.Detail += fmt.Sprintf(" (and %d more lossy repairs)", more)
+	if len(r.losses) >= maxLosses {
+		r.moreLosses++
 		return
 	}
 	r.losses = append(r.losses, Loss{Keyword: keyword, Path: path, Detail: detail, Offset: offset, Text: textAround(r.in, offset)})
@@ -1066,7 +1064,10 @@ func (r *repairer) str(stopAtDelimiter bool, stopAt int) bool {
 			if !r.spend(j - r.i) {
 				return false
 			}
-			if stopAtDelimiter || r.endQuote(j, open) {
+			// ("...") after an opening parenthesis in the string opens a
+			// quotation inside it, whatever follows.
+			inner := !stopAtDelimiter && open[0] > 0 && r.at(iQuote-1) == '(' && j < len(r.in) && !isStructural(r.in[j])
+			if !inner && (stopAtDelimiter || r.endQuote(j, open)) {
 				r.out = append(r.out, '"')
 				if !r.inConcat {
 					r.concat()

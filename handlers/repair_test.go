@@ -278,6 +278,18 @@ func TestRepair_adversarial(t *testing.T) {
 		{name: "newline values", given: rep("1\n")},
 		{name: "long unterminated string", given: append([]byte(`{"a": "`), rep("x")...)},
 		{name: "numbers", given: append([]byte("["), rep("0.")...)},
+		// The repairs of issue 11: each lookahead is bounded and consumed.
+		{name: "prose values", given: append([]byte(`{"a": x`), rep(", word")...)},
+		{name: "prose values, unclosed colons", given: append([]byte(`{"a": x`), rep(", w:")...)},
+		{name: "sets", given: append([]byte("{"), rep(`'a', `)...)},
+		{name: "nested set openers", given: rep(`{'a', `)},
+		{name: "stray words", given: append([]byte("{"), rep(`w "k`)...)},
+		{name: "stray words before members", given: append([]byte("{"), rep(`w "k": 1, `)...)},
+		{name: "members after closing brackets", given: rep(`{"a": 1}, "b": 2}`)},
+		{name: "hash comments", given: append([]byte("{"), rep("# x ")...)},
+		{name: "fractions", given: append([]byte("["), rep("1/2,")...)},
+		{name: "quotes after parentheses", given: append([]byte(`{"a": "`), rep(`("x`)...)},
+		{name: "elisions", given: append([]byte("{"), rep(`"a": ..., `)...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
