@@ -21,6 +21,9 @@ const (
 	OpDrop    = "drop"
 	OpStrip   = "strip"
 	OpCoerce  = "coerce"
+	// OpLossy records a lossy repair accepted by a blueprint with
+	// "lossy_repair": "accept", at the path where content was lost.
+	OpLossy = "lossy"
 )
 
 // Normalization records one change made to reach result_data.

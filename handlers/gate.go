@@ -231,7 +231,7 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 
 	opts := CheckOptions{MaxDepth: g.cfg.MaxDepth, Coerce: true}
 	if hasBP {
-		opts.ExtraFields, opts.Coerce = bp.ExtraFields, bp.Coerce
+		opts.ExtraFields, opts.Coerce, opts.LossyRepair = bp.ExtraFields, bp.Coerce, bp.LossyRepair
 	}
 	switch {
 	case verdict != nil && schema != nil && !toolOrAnswer:

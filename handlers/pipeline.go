@@ -20,6 +20,10 @@ type CheckOptions struct {
 	ExtraFields string
 	// Coerce allows the schema-guided conversions of contract section 3.1.
 	Coerce bool
+	// LossyRepair is schemas.LossyRepairRetry (default: each lossy repair
+	// is a violation) or schemas.LossyRepairAccept (each is an op lossy
+	// normalization).
+	LossyRepair string
 }
 
 // Verdict is what the pipeline concluded about one payload.
@@ -42,7 +46,9 @@ type Verdict struct {
 	FailType contract.ErrorType
 }
 
-// Check runs extract, normalize and validate on payload against s. Of
+// Check runs extract, normalize and validate on payload against s. A
+// candidate that needed a lossy repair does not validate, each loss a
+// violation, unless opts.LossyRepair accepts it (see lossy.go). Of
 // several candidate documents it takes the first that validates, else the
 // first, in the order of contract section 3.1 (the whole payload, fences,
 // prose, JSON strings), repaired blocks in their place among them. Valid
@@ -83,6 +89,7 @@ func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (V
 		all := make([]contract.Normalization, 0, len(c.Normalizations)+len(norms))
 		all = append(append(all, c.Normalizations...), norms...)
 		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}
+		applyLosses(&v, c.Losses, len(c.Normalizations), opts.LossyRepair == schemas.LossyRepairAccept)
 		v.Valid = len(v.Violations) == 0
 		if v.Valid {
 			return v, true

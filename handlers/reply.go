@@ -28,6 +28,8 @@ func ReplyCheck(payload []byte, bp *schemas.Blueprint, opts CheckOptions) (Verdi
 	var firstID string
 	for i, c := range cands {
 		v, id := checkReply(c, bp, opts)
+		applyLosses(&v, c.Losses, len(c.Normalizations), opts.LossyRepair == schemas.LossyRepairAccept)
+		v.Valid = len(v.Violations) == 0
 		if v.Valid {
 			return v, id
 		}

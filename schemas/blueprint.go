@@ -22,6 +22,16 @@ const (
 	ExtraFieldsReject = "reject"
 )
 
+// Values of Blueprint.LossyRepair (contract section 3.1).
+const (
+	// LossyRepairRetry makes a repair that would lose, invent or move
+	// content a violation, so the attempt is retried (the default).
+	LossyRepairRetry = "retry"
+	// LossyRepairAccept lets such a repaired output validate, each loss
+	// recorded as an op lossy normalization.
+	LossyRepairAccept = "accept"
+)
+
 // ReplyToolOrAnswer is the Blueprint.Reply of an agent whose output is a
 // tool call or an answer (contract section 9).
 const ReplyToolOrAnswer = "tool_or_answer"
@@ -39,6 +49,7 @@ type Blueprint struct {
 	MaxRetries       int             // default 1
 	ExtraFields      string          // ExtraFieldsStrip (default) or ExtraFieldsReject
 	Coerce           bool            // default true
+	LossyRepair      string          // LossyRepairRetry (default) or LossyRepairAccept
 	SystemPrompt     string
 	Source           string // file path
 
@@ -115,6 +126,7 @@ type blueprintJSON struct {
 	MaxRetries       *int                       `json:"max_retries,omitempty"`
 	ExtraFields      *string                    `json:"extra_fields,omitempty"`
 	Coerce           *bool                      `json:"coerce,omitempty"`
+	LossyRepair      *string                    `json:"lossy_repair,omitempty"`
 	SystemPrompt     string                     `json:"system_prompt"`
 	Reply            string                     `json:"reply,omitempty"`
 	Tools            map[string]json.RawMessage `json:"tools,omitempty"`
@@ -124,13 +136,14 @@ type blueprintJSON struct {
 // blueprintFields are the members a blueprint file may have.
 var blueprintFields = []string{
 	"name", "description", "output_schema", "parameters_schema", "max_retries",
-	"extra_fields", "coerce", "system_prompt", "reply", "tools", "upstream",
+	"extra_fields", "coerce", "lossy_repair", "system_prompt", "reply", "tools", "upstream",
 }
 
 // MarshalJSON writes the blueprint as in contract section 5 with the
 // defaults applied: output_schema is the schema's $id, the inline schema
 // object for an inline schema, or absent for free-text output; reply and
-// tools (section 9) appear only when set. Loading what it writes gives the
+// tools (section 9) appear only when set, lossy_repair only when it is
+// not the default. Loading what it writes gives the
 // same blueprint back.
 func (b *Blueprint) MarshalJSON() ([]byte, error) {
 	extra := cmpOr(b.ExtraFields, ExtraFieldsStrip)
@@ -147,6 +160,9 @@ func (b *Blueprint) MarshalJSON() ([]byte, error) {
 	}
 	if b.OutputSchema != nil {
 		w.OutputSchema = schemaRef(b.OutputSchema)
+	}
+	if b.LossyRepair == LossyRepairAccept {
+		w.LossyRepair = &b.LossyRepair
 	}
 	if len(b.Tools) > 0 {
 		w.Tools = make(map[string]json.RawMessage, len(b.Tools))
@@ -202,6 +218,7 @@ func (l *loader) blueprintFile(p string) {
 		MaxRetries:       1,
 		ExtraFields:      ExtraFieldsStrip,
 		Coerce:           true,
+		LossyRepair:      LossyRepairRetry,
 		SystemPrompt:     f.SystemPrompt,
 		Source:           file,
 		Reply:            f.Reply,
@@ -220,6 +237,12 @@ func (l *loader) blueprintFile(p string) {
 	}
 	if f.Coerce != nil {
 		b.Coerce = *f.Coerce
+	}
+	if f.LossyRepair != nil {
+		b.LossyRepair = *f.LossyRepair
+		if b.LossyRepair != LossyRepairRetry && b.LossyRepair != LossyRepairAccept {
+			bad("lossy_repair is %q, want %q or %q", b.LossyRepair, LossyRepairRetry, LossyRepairAccept)
+		}
 	}
 	if ps := b.ParametersSchema; ps != nil && !bytes.HasPrefix(bytes.TrimSpace(ps), []byte("{")) {
 		bad("parameters_schema must be a JSON object")
