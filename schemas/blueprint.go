@@ -274,15 +274,29 @@ func (l *loader) schemaOf(raw json.RawMessage, inlineID, source string) (*Schema
 			return nil, fmt.Errorf("%w: no schema file declares $id %q", ErrUnknownSchema, id)
 		}
 		return s, nil
+	case 't', 'f':
+		// The boolean schemas: true accepts every document, false none.
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, fmt.Errorf("%w: want a schema $id string, a schema object or a boolean: %w", ErrBadBlueprint, err)
+		}
+		s, err := l.compile(l.reg.compiler, raw, b, inlineID, source)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
+		}
+		return s, nil
 	case '{':
 		doc, err := decodeObject(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
 		}
-		if _, has := doc["$id"]; has {
-			return nil, fmt.Errorf("%w: an inline schema must not declare $id (it is %s); put it in schemas/ and name its $id instead", ErrBadBlueprint, inlineID)
+		c := l.reg.compiler
+		if id, _ := doc["$id"].(string); id != "" && !strings.HasPrefix(id, "#") {
+			// Its own $id is its base URI; a compiler of its own keeps it
+			// from colliding with the registry and other inline schemas.
+			c = l.inlineCompiler(doc)
 		}
-		s, err := l.compile(raw, doc, inlineID, source)
+		s, err := l.compile(c, raw, doc, inlineID, source)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
 		}
@@ -297,7 +311,7 @@ func (l *loader) schemaOf(raw json.RawMessage, inlineID, source string) (*Schema
 		}
 		return s, nil
 	default:
-		return nil, fmt.Errorf("%w: want a schema $id string or a schema object", ErrBadBlueprint)
+		return nil, fmt.Errorf("%w: want a schema $id string, a schema object or a boolean", ErrBadBlueprint)
 	}
 }
 
