@@ -101,12 +101,17 @@ type RetryEvent struct {
 
 // RefusalEvent is published on agent.output.refused.<agent> (section 3.3).
 type RefusalEvent struct {
-	EventType string    `json:"event_type"`
-	RunID     string    `json:"run_id"`
-	AgentID   string    `json:"agent_id"`
-	SessionID *string   `json:"session_id,omitempty"`
-	Attempt   int       `json:"attempt"`
-	Refusal   string    `json:"refusal"`
+	EventType string  `json:"event_type"`
+	RunID     string  `json:"run_id"`
+	AgentID   string  `json:"agent_id"`
+	SessionID *string `json:"session_id,omitempty"`
+	Attempt   int     `json:"attempt"`
+	Refusal   string  `json:"refusal"`
+	// Detection says how the refusal was recognised: "header"
+	// (Output-Kind: refusal), "object" ({"refusal": "..."}), "text" (a
+	// plain-text refusal in the default phrasings) or "pattern" (one of the
+	// blueprint's refusal_patterns).
+	Detection string    `json:"detection,omitempty"`
 	Timestamp time.Time `json:"timestamp"`
 }
 

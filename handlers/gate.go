@@ -102,6 +102,9 @@ type Decision struct {
 	ErrorType contract.ErrorType
 	// State is the run's new state; nil leaves it as it was.
 	State *contract.RunState
+	// Refusal is, for a refusal, how it was recognised (RefusalByHeader,
+	// RefusalByObject, RefusalByText, RefusalByPattern), for telemetry.
+	Refusal string
 	// Violations and Normalizations are what the pipeline found, for
 	// telemetry.
 	Violations     []contract.Violation
@@ -217,12 +220,26 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 		// Never cut short silently, not even as a refusal.
 		return g.deadLetter(env, m, attempt, contract.ErrStreamIncomplete, verdict.Incomplete, nil, st, now)
 	}
-	if text, ok := refusal(m, env.Payload); ok {
+	text, detection, refused := refusal(m, env.Payload)
+	if !refused && (schema != nil || toolOrAnswer) {
+		// An agent that owes JSON and answers in plain words of refusal
+		// has said no: asking again would only nag it.
+		var cfg RefusalConfig
+		if hasBP {
+			cfg = RefusalConfig{Off: !bp.RefusalDetection, Patterns: bp.RefusalPatterns}
+		}
+		if detection, refused = PlainRefusal(env.Payload, cfg, g.cfg.MaxDepth); refused {
+			text = string(env.Payload)
+		}
+	}
+	if refused {
 		ev := contract.RefusalEvent{
 			EventType: contract.EventRefusal, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
-			Attempt: attempt, Refusal: text, Timestamp: now,
+			Attempt: attempt, Refusal: text, Detection: detection, Timestamp: now,
 		}
-		return g.publish(env, contract.OutcomeRefused, m, attempt, schemaID(schema), ev, st, now)
+		d := g.publish(env, contract.OutcomeRefused, m, attempt, schemaID(schema), ev, st, now)
+		d.Refusal = detection
+		return d
 	}
 
 	opts := CheckOptions{MaxDepth: g.cfg.MaxDepth, Coerce: true}
@@ -238,7 +255,7 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 	case schema != nil:
 		return g.verdict(env, m, attempt, maxAttempts, Check(env.Payload, schema, opts), schema.ID, schema.Raw, st, now)
 	}
-	text := string(env.Payload)
+	text = string(env.Payload)
 	ev := contract.ResultEvent{
 		EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
 		Attempt: attempt, ResultText: &text, Normalizations: []contract.Normalization{}, Timestamp: now,
@@ -289,26 +306,26 @@ func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict
 	return d
 }
 
-// refusal recognises a refusal (contract section 3.3): the Output-Kind
-// header, or a payload that is a JSON object whose only key is "refusal"
-// holding a string.
-func refusal(m Meta, payload []byte) (string, bool) {
+// refusal recognises a declared refusal (contract section 3.3): the
+// Output-Kind header, or a payload that is a JSON object whose only key is
+// "refusal" holding a string. It returns the refusal's text and its
+// detection (RefusalByHeader or RefusalByObject).
+func refusal(m Meta, payload []byte) (text, detection string, ok bool) {
 	if m.Refusal {
-		return string(payload), true
+		return string(payload), RefusalByHeader, true
 	}
 	trimmed := bytes.TrimSpace(payload)
 	if len(trimmed) == 0 || trimmed[0] != '{' || !bytes.Contains(trimmed, []byte(`"refusal"`)) {
-		return "", false
+		return "", "", false
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(trimmed, &obj) != nil || len(obj) != 1 {
-		return "", false
+		return "", "", false
 	}
-	var text string
 	if raw, ok := obj["refusal"]; !ok || json.Unmarshal(raw, &text) != nil {
-		return "", false
+		return "", "", false
 	}
-	return text, true
+	return text, RefusalByObject, true
 }
 
 func (g *Gate) publish(env Envelope, o contract.Outcome, m Meta, attempt int, schemaID string, ev any, st *contract.RunState, now time.Time) Decision {

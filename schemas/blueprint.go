@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"text/template"
 )
 
 // Values of Blueprint.ExtraFields.
@@ -49,6 +50,27 @@ type Blueprint struct {
 	// name: a registry schema named by its $id, or one given inline,
 	// compiled under "urn:agentgate:inline:<agent>/tools/<tool>".
 	Tools map[string]*Schema
+
+	// RefusalDetection turns the recognition of plain-text refusals on
+	// (default true; refusal_detection).
+	RefusalDetection bool
+	// RefusalPatterns are the blueprint's own refusal phrasings
+	// (refusal_patterns), compiled at load.
+	RefusalPatterns []*regexp.Regexp
+	// Retry is RetryFull (default) or RetryPartial.
+	Retry string
+	// PromptTemplate and RetryTemplate are the blueprint's own prompt texts
+	// (text/template, executed with PromptData and RetryData); "" keeps
+	// the contract's defaults.
+	PromptTemplate, RetryTemplate string
+
+	promptTmpl, retryTmpl *template.Template
+}
+
+// Templates returns the parsed prompt_template and retry_template; nil
+// for each the blueprint does not set.
+func (b *Blueprint) Templates() (prompt, retry *template.Template) {
+	return b.promptTmpl, b.retryTmpl
 }
 
 // MaxAttempts is the number of attempts a run gets: MaxRetries + 1.
@@ -76,12 +98,18 @@ type blueprintJSON struct {
 	SystemPrompt     string                     `json:"system_prompt"`
 	Reply            string                     `json:"reply,omitempty"`
 	Tools            map[string]json.RawMessage `json:"tools,omitempty"`
+	RefusalDetection *bool                      `json:"refusal_detection,omitempty"`
+	RefusalPatterns  []string                   `json:"refusal_patterns,omitempty"`
+	Retry            string                     `json:"retry,omitempty"`
+	PromptTemplate   string                     `json:"prompt_template,omitempty"`
+	RetryTemplate    string                     `json:"retry_template,omitempty"`
 }
 
 // blueprintFields are the members a blueprint file may have.
 var blueprintFields = []string{
 	"name", "description", "output_schema", "parameters_schema", "max_retries",
 	"extra_fields", "coerce", "system_prompt", "reply", "tools",
+	"refusal_detection", "refusal_patterns", "retry", "prompt_template", "retry_template",
 }
 
 // MarshalJSON writes the blueprint as in contract section 5 with the
@@ -100,6 +128,13 @@ func (b *Blueprint) MarshalJSON() ([]byte, error) {
 		Coerce:           &b.Coerce,
 		SystemPrompt:     b.SystemPrompt,
 		Reply:            b.Reply,
+		RefusalDetection: &b.RefusalDetection,
+		Retry:            cmpOr(b.Retry, RetryFull),
+		PromptTemplate:   b.PromptTemplate,
+		RetryTemplate:    b.RetryTemplate,
+	}
+	for _, re := range b.RefusalPatterns {
+		w.RefusalPatterns = append(w.RefusalPatterns, re.String())
 	}
 	if b.OutputSchema != nil {
 		w.OutputSchema = schemaRef(b.OutputSchema)
@@ -161,6 +196,42 @@ func (l *loader) blueprintFile(p string) {
 		SystemPrompt:     f.SystemPrompt,
 		Source:           file,
 		Reply:            f.Reply,
+		RefusalDetection: true,
+		Retry:            RetryFull,
+		PromptTemplate:   f.PromptTemplate,
+		RetryTemplate:    f.RetryTemplate,
+	}
+	if f.RefusalDetection != nil {
+		b.RefusalDetection = *f.RefusalDetection
+	}
+	for i, expr := range f.RefusalPatterns {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			bad("refusal_patterns[%d]: %v", i, err)
+			continue
+		}
+		b.RefusalPatterns = append(b.RefusalPatterns, re)
+	}
+	switch f.Retry {
+	case "", RetryFull:
+	case RetryPartial:
+		b.Retry = RetryPartial
+	default:
+		bad("retry is %q, want %q or %q", f.Retry, RetryFull, RetryPartial)
+	}
+	if f.PromptTemplate != "" {
+		t, err := parseTemplate("prompt_template", f.PromptTemplate, samplePrompt)
+		if err != nil {
+			probs = append(probs, err)
+		}
+		b.promptTmpl = t
+	}
+	if f.RetryTemplate != "" {
+		t, err := parseTemplate("retry_template", f.RetryTemplate, sampleRetry)
+		if err != nil {
+			probs = append(probs, err)
+		}
+		b.retryTmpl = t
 	}
 	if f.MaxRetries != nil {
 		b.MaxRetries = *f.MaxRetries
