@@ -21,6 +21,9 @@ const (
 	OpDrop    = "drop"
 	OpStrip   = "strip"
 	OpCoerce  = "coerce"
+	// OpMerge records that the answer to a partial re-ask was merged
+	// (RFC 7386) into the previous attempt's normalized document.
+	OpMerge = "merge"
 )
 
 // Normalization records one change made to reach result_data.
@@ -39,6 +42,8 @@ type Normalization struct {
 type ValidationError struct {
 	Error      string      `json:"error"`
 	SchemaID   string      `json:"schema_id"`
+	// DeclaredID is the inline schema's own $id, where it declares one.
+	DeclaredID string      `json:"declared_id,omitempty"`
 	AgentID    string      `json:"agent_id"`
 	Violations []Violation `json:"violations"`
 	RawOutput  string      `json:"raw_output"`
@@ -79,6 +84,8 @@ type ResultEvent struct {
 	SessionID      *string         `json:"session_id"`
 	Attempt        int             `json:"attempt"`
 	SchemaID       *string         `json:"schema_id"`
+	// DeclaredID is the inline schema's own $id, where it declares one.
+	DeclaredID     string          `json:"declared_id,omitempty"`
 	ResultData     any             `json:"result_data"`
 	ResultText     *string         `json:"result_text"`
 	Normalized     bool            `json:"normalized"`
@@ -96,7 +103,20 @@ type RetryEvent struct {
 	NextAttempt int             `json:"next_attempt"`
 	Error       ValidationError `json:"error"`
 	RetryPrompt string          `json:"retry_prompt"`
-	Timestamp   time.Time       `json:"timestamp"`
+	// Partial is set when the retry prompt is a partial re-ask (blueprint
+	// retry: partial): the answer may hold just the members at Paths, and
+	// is merged into Document.
+	Partial   *PartialRetry `json:"partial,omitempty"`
+	Timestamp time.Time     `json:"timestamp"`
+}
+
+// PartialRetry is what a partial re-ask asks for (section 3.2).
+type PartialRetry struct {
+	// Paths are the JSONPaths of the members asked for again.
+	Paths []string `json:"paths"`
+	// Document is the failed attempt's normalized document, into which the
+	// answer is merged (RFC 7386).
+	Document any `json:"document"`
 }
 
 // RefusalEvent is published on agent.output.refused.<agent> (section 3.3).

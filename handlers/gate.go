@@ -246,14 +246,21 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 	if hasBP {
 		opts.ExtraFields, opts.Coerce = bp.ExtraFields, bp.Coerce
 	}
+	var against *schemas.Blueprint
+	if hasBP {
+		against = bp
+	}
 	switch {
 	case verdict != nil && schema != nil && !toolOrAnswer:
-		return g.verdict(env, m, attempt, maxAttempts, *verdict, schema.ID, schema.Raw, st, now)
+		return g.verdict(env, m, attempt, maxAttempts, *verdict, schemaTarget(schema, against), st, now)
 	case toolOrAnswer:
 		v, toolSchema := ReplyCheck(env.Payload, bp, opts)
-		return g.verdict(env, m, attempt, maxAttempts, v, toolSchema, ReplySchema(bp), st, now)
+		return g.verdict(env, m, attempt, maxAttempts, v, target{id: toolSchema, prompt: ReplyModelSchema(bp), bp: bp}, st, now)
 	case schema != nil:
-		return g.verdict(env, m, attempt, maxAttempts, Check(env.Payload, schema, opts), schema.ID, schema.Raw, st, now)
+		if base := partialBase(against, st, attempt); base != nil {
+			opts.Base, opts.BaseAttempt = base, attempt-1
+		}
+		return g.verdict(env, m, attempt, maxAttempts, Check(env.Payload, schema, opts), schemaTarget(schema, against), st, now)
 	}
 	text = string(env.Payload)
 	ev := contract.ResultEvent{
@@ -263,16 +270,32 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 	return g.publish(env, contract.OutcomeValid, m, attempt, "", ev, st, now)
 }
 
+// target is what an output was checked against, for its outcome.
+type target struct {
+	id       string // schema_id ("" for a tool_or_answer answer)
+	declared string // an inline schema's own $id
+	// schema is the schema checked against; nil for tool_or_answer.
+	schema *schemas.Schema
+	// prompt is the schema as retry prompts show it.
+	prompt any
+	// bp is the agent's blueprint; nil for an agent without one.
+	bp *schemas.Blueprint
+}
+
+func schemaTarget(s *schemas.Schema, bp *schemas.Blueprint) target {
+	return target{id: s.ID, declared: s.DeclaredID, schema: s, prompt: s.ForModel(), bp: bp}
+}
+
 // verdict turns the pipeline's verdict into the outcome: a valid result, a
-// retry request while attempts are left, else a dead letter. schemaID is
-// what the output was checked against ("" for a tool_or_answer answer);
-// promptSchema is what the retry prompt shows.
-func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict, schemaID string,
-	promptSchema json.RawMessage, st *contract.RunState, now time.Time) Decision {
+// retry request while attempts are left (a partial re-ask where the
+// blueprint asks for one and it can say it all), else a dead letter.
+func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict, tg target,
+	st *contract.RunState, now time.Time) Decision {
+	schemaID := tg.id
 	if v.Valid {
 		ev := contract.ResultEvent{
 			EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
-			Attempt: attempt, ResultData: v.Data,
+			Attempt: attempt, ResultData: v.Data, DeclaredID: tg.declared,
 			Normalized: len(v.Normalizations) > 0, Normalizations: v.Normalizations, Timestamp: now,
 		}
 		if schemaID != "" {
@@ -284,15 +307,23 @@ func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict
 	}
 
 	verr := contract.ValidationError{
-		Error: contract.ValidationErrorCode, SchemaID: schemaID, AgentID: m.AgentID,
+		Error: contract.ValidationErrorCode, SchemaID: schemaID, DeclaredID: tg.declared, AgentID: m.AgentID,
 		Violations: v.Violations, RawOutput: contract.TruncateRaw(env.Payload), Stage: v.Stage,
 	}
 	if attempt < maxAttempts {
 		verr.Retryable = true
+		req := RetryRequest{Agent: m.AgentID, Attempt: attempt, Violations: v.Violations, Schema: tg.prompt}
+		var partial *contract.PartialRetry
+		if tg.bp != nil {
+			_, req.Template = tg.bp.Templates()
+			if tg.bp.Retry == schemas.RetryPartial && v.Stage == "" {
+				req.Partial, partial = partialAsk(tg.schema, v)
+			}
+		}
 		ev := contract.RetryEvent{
 			EventType: contract.EventRetryRequested, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
 			Attempt: attempt, NextAttempt: attempt + 1, Error: verr,
-			RetryPrompt: RetryPrompt(v.Violations, promptSchema), Timestamp: now,
+			RetryPrompt: BuildRetryPrompt(req), Partial: partial, Timestamp: now,
 		}
 		d := g.publish(env, contract.OutcomeRetry, m, attempt, schemaID, ev, st, now)
 		d.Violations, d.Normalizations = v.Violations, v.Normalizations

@@ -3,6 +3,7 @@ package schemas
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -47,7 +48,7 @@ func (s *Schema) ForModel() any {
 func (s *Schema) SubSchemaForModel(path string) any {
 	view, _ := s.ForModel().(map[string]any)
 	node := view
-	for _, name := range memberNames(path) {
+	for _, name := range MemberNames(path) {
 		if node == nil {
 			return nil
 		}
@@ -62,8 +63,8 @@ func (s *Schema) SubSchemaForModel(path string) any {
 	return resolveLocal(view, node)
 }
 
-// memberNames splits "$.a['b c'].d" into its member names; nil for "$".
-func memberNames(path string) []string {
+// MemberNames splits "$.a['b c'].d" into its member names; nil for "$".
+func MemberNames(path string) []string {
 	var names []string
 	rest := strings.TrimPrefix(path, "$")
 	for rest != "" {
@@ -256,3 +257,115 @@ func sameMap(a, b map[string]any) bool {
 }
 
 func mapPointer(m map[string]any) unsafe.Pointer { return reflect.ValueOf(m).UnsafePointer() }
+
+// keyOrder is the order ModelJSON writes a schema object's keywords in:
+// what a reader needs first (title, description, type), then the
+// structure, $defs and definitions last; other keys sorted after the known
+// ones.
+var keyOrder = func() map[string]int {
+	order := []string{"title", "description", "type", "const", "enum", "format", "pattern",
+		"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf",
+		"minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
+		"$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+		"properties", "required", "patternProperties", "additionalProperties", "unevaluatedProperties",
+		"propertyNames", "dependentRequired", "dependentSchemas",
+		"prefixItems", "items", "additionalItems", "contains", "minContains", "maxContains", "unevaluatedItems",
+		"default", "examples"}
+	m := make(map[string]int, len(order))
+	for i, k := range order {
+		m[k] = i + 1
+	}
+	m["$defs"], m["definitions"] = 1000, 1001
+	return m
+}()
+
+// ModelJSON writes a view of ForModel (or any value decoded from JSON) as
+// JSON with a schema's keywords in a reading order (keyOrder), indented
+// with indent ("" for compact). Member names under properties, $defs and
+// the like keep the order of their names.
+func ModelJSON(v any, indent string) string {
+	var b strings.Builder
+	writeModelJSON(&b, v, indent, "", false)
+	return b.String()
+}
+
+func writeModelJSON(b *strings.Builder, v any, indent, prefix string, names bool) {
+	nl := func(p string) {
+		if indent != "" {
+			b.WriteByte('\n')
+			b.WriteString(p)
+		}
+	}
+	sep := ":"
+	if indent != "" {
+		sep = ": "
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(x, y string) int {
+			if !names {
+				ox, oy := keyOrder[x], keyOrder[y]
+				if ox == 0 {
+					ox = 500
+				}
+				if oy == 0 {
+					oy = 500
+				}
+				if ox != oy {
+					return ox - oy
+				}
+			}
+			return strings.Compare(x, y)
+		})
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			nl(prefix + indent)
+			b.WriteString(jsonString(k))
+			b.WriteString(sep)
+			childNames := !names && (k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas")
+			if !names && valueKeywords[k] {
+				writeValueJSON(b, t[k])
+				continue
+			}
+			writeModelJSON(b, t[k], indent, prefix+indent, childNames)
+		}
+		nl(prefix)
+		b.WriteByte('}')
+	case []any:
+		if len(t) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteByte('[')
+		for i, c := range t {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			nl(prefix + indent)
+			writeModelJSON(b, c, indent, prefix+indent, false)
+		}
+		nl(prefix)
+		b.WriteByte(']')
+	default:
+		writeValueJSON(b, v)
+	}
+}
+
+// writeValueJSON writes an instance value compactly, HTML characters left
+// as they are.
+func writeValueJSON(b *strings.Builder, v any) {
+	b.WriteString(compactJSON(v))
+}
+
+func jsonString(s string) string { return compactJSON(s) }
