@@ -40,8 +40,8 @@ type Normalization struct {
 // ValidationError is the validation error of section 4, carried by retry
 // requests (retryable) and dead letters (not retryable).
 type ValidationError struct {
-	Error      string      `json:"error"`
-	SchemaID   string      `json:"schema_id"`
+	Error    string `json:"error"`
+	SchemaID string `json:"schema_id"`
 	// DeclaredID is the inline schema's own $id, where it declares one.
 	DeclaredID string      `json:"declared_id,omitempty"`
 	AgentID    string      `json:"agent_id"`
@@ -78,12 +78,12 @@ func runeStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // ResultEvent is published on agent.output.valid.<agent> (section 3.1).
 type ResultEvent struct {
-	EventType      string          `json:"event_type"`
-	RunID          string          `json:"run_id"`
-	AgentID        string          `json:"agent_id"`
-	SessionID      *string         `json:"session_id"`
-	Attempt        int             `json:"attempt"`
-	SchemaID       *string         `json:"schema_id"`
+	EventType string  `json:"event_type"`
+	RunID     string  `json:"run_id"`
+	AgentID   string  `json:"agent_id"`
+	SessionID *string `json:"session_id"`
+	Attempt   int     `json:"attempt"`
+	SchemaID  *string `json:"schema_id"`
 	// DeclaredID is the inline schema's own $id, where it declares one.
 	DeclaredID     string          `json:"declared_id,omitempty"`
 	ResultData     any             `json:"result_data"`

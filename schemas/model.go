@@ -115,7 +115,7 @@ func resolveLocal(root, node map[string]any) map[string]any {
 // bundler builds ForModel's view of one schema.
 type bundler struct {
 	root    *Schema
-	defsKey string         // "$defs", or "definitions" for draft-07
+	defsKey string                    // "$defs", or "definitions" for draft-07
 	defs    map[string]any            // bundled definitions by name
 	byNode  map[unsafe.Pointer]string // the name of each bundled target node
 	taken   map[string]bool
