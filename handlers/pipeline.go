@@ -85,8 +85,9 @@ func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (V
 	for i, c := range cands {
 		in, pre := c.Doc, c.Normalizations
 		if _, isObject := c.Doc.(map[string]any); isObject && opts.Base != nil {
-			in = MergePatch(opts.Base, c.Doc)
-			pre = append(slices.Clip(pre), contract.Normalization{
+			patch, renames := canonicalPatch(c.Doc, s)
+			in = MergePatch(opts.Base, patch)
+			pre = append(append(slices.Clip(pre), renames...), contract.Normalization{
 				Op: contract.OpMerge, Path: "$",
 				Detail: fmt.Sprintf("merged into attempt %d's normalized document (RFC 7386 merge patch)", opts.BaseAttempt),
 			})
