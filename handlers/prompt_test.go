@@ -88,9 +88,9 @@ func TestAgentPrompt(t *testing.T) {
 func TestGate_plainTextRefusal(t *testing.T) {
 	t.Parallel()
 	reg, err := schemas.LoadFS(fstest.MapFS{
-		"agents/a.json":   {Data: []byte(`{"name": "a", "output_schema": {"type": "object"}}`)},
-		"agents/off.json": {Data: []byte(`{"name": "off", "output_schema": {"type": "object"}, "refusal_detection": false}`)},
-		"agents/own.json": {Data: []byte(`{"name": "own", "output_schema": {"type": "object"}, "refusal_patterns": ["(?i)^out of scope"]}`)},
+		"agents/a.json":    {Data: []byte(`{"name": "a", "output_schema": {"type": "object"}}`)},
+		"agents/off.json":  {Data: []byte(`{"name": "off", "output_schema": {"type": "object"}, "refusal_detection": false}`)},
+		"agents/own.json":  {Data: []byte(`{"name": "own", "output_schema": {"type": "object"}, "refusal_patterns": ["(?i)^out of scope"]}`)},
 		"agents/free.json": {Data: []byte(`{"name": "free"}`)},
 	})
 	if err != nil {
