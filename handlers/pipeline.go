@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/agentgate/agentgate/contract"
@@ -24,6 +25,12 @@ type CheckOptions struct {
 	// is a violation) or schemas.LossyRepairAccept (each is an op lossy
 	// normalization).
 	LossyRepair string
+	// Base, when set, is the document of attempt BaseAttempt that a
+	// partial re-ask's answer is merged into: each candidate object is
+	// applied to it as an RFC 7386 merge patch (recorded as an op merge)
+	// before it is normalized and validated as a whole.
+	Base        any
+	BaseAttempt int
 }
 
 // Verdict is what the pipeline concluded about one payload.
@@ -85,9 +92,18 @@ func candidates(payload []byte, maxDepth int) ([]Candidate, *contract.Violation)
 func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (Verdict, bool) {
 	var first Verdict
 	for i, c := range cands {
-		doc, norms := Normalize(c.Doc, s.Doc, s, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
-		all := make([]contract.Normalization, 0, len(c.Normalizations)+len(norms))
-		all = append(append(all, c.Normalizations...), norms...)
+		in, pre := c.Doc, c.Normalizations
+		if _, isObject := c.Doc.(map[string]any); isObject && opts.Base != nil {
+			patch, renames := canonicalPatch(c.Doc, s)
+			in = MergePatch(opts.Base, patch)
+			pre = append(append(slices.Clip(pre), renames...), contract.Normalization{
+				Op: contract.OpMerge, Path: "$",
+				Detail: fmt.Sprintf("merged into attempt %d's normalized document (RFC 7386 merge patch)", opts.BaseAttempt),
+			})
+		}
+		doc, norms := Normalize(in, s.Doc, s, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
+		all := make([]contract.Normalization, 0, len(pre)+len(norms))
+		all = append(append(all, pre...), norms...)
 		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}
 		applyLosses(&v, c.Losses, len(c.Normalizations), opts.LossyRepair == schemas.LossyRepairAccept)
 		v.Valid = len(v.Violations) == 0

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"text/template"
 )
 
 // Values of Blueprint.ExtraFields.
@@ -61,6 +62,21 @@ type Blueprint struct {
 	// compiled under "urn:agentgate:inline:<agent>/tools/<tool>".
 	Tools map[string]*Schema
 
+	// RefusalDetection turns the recognition of plain-text refusals on
+	// (default true; refusal_detection).
+	RefusalDetection bool
+	// RefusalPatterns are the blueprint's own refusal phrasings
+	// (refusal_patterns), compiled at load.
+	RefusalPatterns []*regexp.Regexp
+	// Retry is RetryFull (default) or RetryPartial.
+	Retry string
+	// PromptTemplate and RetryTemplate are the blueprint's own prompt texts
+	// (text/template, executed with PromptData and RetryData); "" keeps
+	// the contract's defaults.
+	PromptTemplate, RetryTemplate string
+
+	promptTmpl, retryTmpl *template.Template
+
 	// Upstream, when set, names an agent on the Synadia Agent Protocol
 	// whose gated twin agentgate registers (contract section 10).
 	Upstream *Upstream
@@ -104,6 +120,12 @@ func (u *Upstream) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Templates returns the parsed prompt_template and retry_template; nil
+// for each the blueprint does not set.
+func (b *Blueprint) Templates() (prompt, retry *template.Template) {
+	return b.promptTmpl, b.retryTmpl
+}
+
 // MaxAttempts is the number of attempts a run gets: MaxRetries + 1.
 func (b *Blueprint) MaxAttempts() int { return b.MaxRetries + 1 }
 
@@ -131,12 +153,18 @@ type blueprintJSON struct {
 	Reply            string                     `json:"reply,omitempty"`
 	Tools            map[string]json.RawMessage `json:"tools,omitempty"`
 	Upstream         *Upstream                  `json:"upstream,omitempty"`
+	RefusalDetection *bool                      `json:"refusal_detection,omitempty"`
+	RefusalPatterns  []string                   `json:"refusal_patterns,omitempty"`
+	Retry            string                     `json:"retry,omitempty"`
+	PromptTemplate   string                     `json:"prompt_template,omitempty"`
+	RetryTemplate    string                     `json:"retry_template,omitempty"`
 }
 
 // blueprintFields are the members a blueprint file may have.
 var blueprintFields = []string{
 	"name", "description", "output_schema", "parameters_schema", "max_retries",
 	"extra_fields", "coerce", "lossy_repair", "system_prompt", "reply", "tools", "upstream",
+	"refusal_detection", "refusal_patterns", "retry", "prompt_template", "retry_template",
 }
 
 // MarshalJSON writes the blueprint as in contract section 5 with the
@@ -157,6 +185,13 @@ func (b *Blueprint) MarshalJSON() ([]byte, error) {
 		SystemPrompt:     b.SystemPrompt,
 		Reply:            b.Reply,
 		Upstream:         b.Upstream,
+		RefusalDetection: &b.RefusalDetection,
+		Retry:            cmpOr(b.Retry, RetryFull),
+		PromptTemplate:   b.PromptTemplate,
+		RetryTemplate:    b.RetryTemplate,
+	}
+	for _, re := range b.RefusalPatterns {
+		w.RefusalPatterns = append(w.RefusalPatterns, re.String())
 	}
 	if b.OutputSchema != nil {
 		w.OutputSchema = schemaRef(b.OutputSchema)
@@ -222,6 +257,42 @@ func (l *loader) blueprintFile(p string) {
 		SystemPrompt:     f.SystemPrompt,
 		Source:           file,
 		Reply:            f.Reply,
+		RefusalDetection: true,
+		Retry:            RetryFull,
+		PromptTemplate:   f.PromptTemplate,
+		RetryTemplate:    f.RetryTemplate,
+	}
+	if f.RefusalDetection != nil {
+		b.RefusalDetection = *f.RefusalDetection
+	}
+	for i, expr := range f.RefusalPatterns {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			bad("refusal_patterns[%d]: %v", i, err)
+			continue
+		}
+		b.RefusalPatterns = append(b.RefusalPatterns, re)
+	}
+	switch f.Retry {
+	case "", RetryFull:
+	case RetryPartial:
+		b.Retry = RetryPartial
+	default:
+		bad("retry is %q, want %q or %q", f.Retry, RetryFull, RetryPartial)
+	}
+	if f.PromptTemplate != "" {
+		t, err := parseTemplate("prompt_template", f.PromptTemplate, samplePrompt)
+		if err != nil {
+			probs = append(probs, err)
+		}
+		b.promptTmpl = t
+	}
+	if f.RetryTemplate != "" {
+		t, err := parseTemplate("retry_template", f.RetryTemplate, sampleRetry)
+		if err != nil {
+			probs = append(probs, err)
+		}
+		b.retryTmpl = t
 	}
 	if f.MaxRetries != nil {
 		b.MaxRetries = *f.MaxRetries
@@ -347,15 +418,29 @@ func (l *loader) schemaOf(raw json.RawMessage, inlineID, source string) (*Schema
 			return nil, fmt.Errorf("%w: no schema file declares $id %q", ErrUnknownSchema, id)
 		}
 		return s, nil
+	case 't', 'f':
+		// The boolean schemas: true accepts every document, false none.
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, fmt.Errorf("%w: want a schema $id string, a schema object or a boolean: %w", ErrBadBlueprint, err)
+		}
+		s, err := l.compile(l.reg.compiler, raw, b, inlineID, source)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
+		}
+		return s, nil
 	case '{':
 		doc, err := decodeObject(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
 		}
-		if _, has := doc["$id"]; has {
-			return nil, fmt.Errorf("%w: an inline schema must not declare $id (it is %s); put it in schemas/ and name its $id instead", ErrBadBlueprint, inlineID)
+		c := l.reg.compiler
+		if id, _ := doc["$id"].(string); id != "" && !strings.HasPrefix(id, "#") {
+			// Its own $id is its base URI; a compiler of its own keeps it
+			// from colliding with the registry and other inline schemas.
+			c = l.inlineCompiler(doc)
 		}
-		s, err := l.compile(raw, doc, inlineID, source)
+		s, err := l.compile(c, raw, doc, inlineID, source)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
 		}
@@ -370,7 +455,7 @@ func (l *loader) schemaOf(raw json.RawMessage, inlineID, source string) (*Schema
 		}
 		return s, nil
 	default:
-		return nil, fmt.Errorf("%w: want a schema $id string or a schema object", ErrBadBlueprint)
+		return nil, fmt.Errorf("%w: want a schema $id string, a schema object or a boolean", ErrBadBlueprint)
 	}
 }
 
