@@ -285,20 +285,30 @@ func (r *repairer) path() string {
 
 // lose records a lossy repair at the current path (the truncation once).
 func (r *repairer) lose(keyword, detail string) {
-	r.loseAt(keyword, detail, r.path(), r.i)
+	if r.admit(keyword) {
+		r.loseAt(keyword, detail, r.path(), r.i)
+	}
 }
 
-func (r *repairer) loseAt(keyword, detail, path string, offset int) {
+// admit reports whether a loss of keyword is to be recorded one by one:
+// the truncation only once, and beyond maxLosses only counted (without
+// building its path).
+func (r *repairer) admit(keyword string) bool {
 	if keyword == contract.KeywordTruncated {
 		if r.truncated {
-			return
+			return false
 		}
 		r.truncated = true
 	}
 	if len(r.losses) >= maxLosses {
 		r.moreLosses++
-		return
+		return false
 	}
+	return true
+}
+
+// loseAt records a loss admitted at path and offset.
+func (r *repairer) loseAt(keyword, detail, path string, offset int) {
 	r.losses = append(r.losses, Loss{Keyword: keyword, Path: path, Detail: detail, Offset: offset, Text: textAround(r.in, offset)})
 }
 
@@ -753,10 +763,10 @@ func (r *repairer) members() bool {
 			break
 		}
 		r.stack[f].keyStart, r.stack[f].keyEnd = keyStart, len(r.out)
-		if r.moved > 0 {
+		if r.moved > 0 && r.admit(contract.KeywordRepair) {
 			r.loseAt(contract.KeywordRepair, lossMoved, r.path(), r.moved-1)
-			r.moved = 0
 		}
+		r.moved = 0
 		r.skipWS()
 		colon := r.at(r.i) == ':'
 		if colon {
