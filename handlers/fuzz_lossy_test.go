@@ -222,3 +222,50 @@ func FuzzCheck_truncation(f *testing.F) {
 		}
 	})
 }
+
+func FuzzRepair_closingFence(f *testing.F) {
+	f.Add([]byte("value, value2"), false)
+	f.Add([]byte("done"), true)
+	f.Fuzz(func(t *testing.T, text []byte, closed bool) {
+		v := within(text, "abc XYZ019.,:-", 40)
+		in := `{"key": "` + v + `"`
+		if closed {
+			in += "}"
+		}
+		rep, err := handlers.RepairText([]byte(in+"```"), 0)
+		if err != nil {
+			t.Fatalf("RepairText(%q): %v", in, err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(rep.JSON, &doc); err != nil || len(doc) != 1 || doc["key"] != v {
+			t.Fatalf("RepairText(%q) = %s, want only the key", in, rep.JSON)
+		}
+		if wantLoss := !closed; (len(rep.Losses) == 1 && rep.Losses[0].Keyword == contract.KeywordTruncated) != wantLoss || (!wantLoss && len(rep.Losses) != 0) {
+			t.Fatalf("RepairText(%q) losses %+v, want truncated: %v", in, rep.Losses, wantLoss)
+		}
+	})
+}
+
+func FuzzRepair_membersAfterBracket(f *testing.F) {
+	f.Add([]byte("value1"), []byte("value2"), uint8(2))
+	f.Fuzz(func(t *testing.T, a, b []byte, n uint8) {
+		after := 1 + int(n)%4
+		var s strings.Builder
+		fmt.Fprintf(&s, `{"k0": "%s"}`, within(a, "abc 019.-", 20))
+		for i := 1; i <= after; i++ {
+			fmt.Fprintf(&s, `, "k%d": "%s"`, i, within(b, "abc 019.-", 20))
+		}
+		s.WriteString("}")
+		rep, err := handlers.RepairText([]byte(s.String()), 0)
+		if err != nil {
+			t.Fatalf("RepairText(%q): %v", s.String(), err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(rep.JSON, &doc); err != nil || len(doc) != after+1 {
+			t.Fatalf("RepairText(%q) = %s: members lost", s.String(), rep.JSON)
+		}
+		if len(rep.Losses) != 1 || rep.Losses[0].Path != "$.k1" || rep.Losses[0].Keyword != contract.KeywordRepair {
+			t.Fatalf("RepairText(%q) losses %+v, want one repair at $.k1", s.String(), rep.Losses)
+		}
+	})
+}

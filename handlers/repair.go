@@ -285,20 +285,30 @@ func (r *repairer) path() string {
 
 // lose records a lossy repair at the current path (the truncation once).
 func (r *repairer) lose(keyword, detail string) {
-	r.loseAt(keyword, detail, r.path(), r.i)
+	if r.admit(keyword) {
+		r.loseAt(keyword, detail, r.path(), r.i)
+	}
 }
 
-func (r *repairer) loseAt(keyword, detail, path string, offset int) {
+// admit reports whether a loss of keyword is to be recorded one by one:
+// the truncation only once, and beyond maxLosses only counted (without
+// building its path).
+func (r *repairer) admit(keyword string) bool {
 	if keyword == contract.KeywordTruncated {
 		if r.truncated {
-			return
+			return false
 		}
 		r.truncated = true
 	}
 	if len(r.losses) >= maxLosses {
 		r.moreLosses++
-		return
+		return false
 	}
+	return true
+}
+
+// loseAt records a loss admitted at path and offset.
+func (r *repairer) loseAt(keyword, detail, path string, offset int) {
 	r.losses = append(r.losses, Loss{Keyword: keyword, Path: path, Detail: detail, Offset: offset, Text: textAround(r.in, offset)})
 }
 
@@ -753,10 +763,10 @@ func (r *repairer) members() bool {
 			break
 		}
 		r.stack[f].keyStart, r.stack[f].keyEnd = keyStart, len(r.out)
-		if r.moved > 0 {
+		if r.moved > 0 && r.admit(contract.KeywordRepair) {
 			r.loseAt(contract.KeywordRepair, lossMoved, r.path(), r.moved-1)
-			r.moved = 0
 		}
+		r.moved = 0
 		r.skipWS()
 		colon := r.at(r.i) == ':'
 		if colon {
@@ -815,9 +825,10 @@ func (r *repairer) members() bool {
 }
 
 // closeMissing records a closing bracket inserted at i: the truncation at
-// the end of the text; elsewhere a repair, and a lossy one when more of
-// the document follows the bracket found instead (where the closing bracket
-// belongs is then a guess: members may have moved across it).
+// the end of the text; elsewhere a repair, and a lossy one unless the
+// bracket found closes the enclosing container with nothing after it in
+// that container (else where the missing bracket belongs is a guess:
+// members may have moved across it).
 func (r *repairer) closeMissing() {
 	f := r.top()
 	f.keyStart, f.inElem = -1, false
@@ -826,7 +837,15 @@ func (r *repairer) closeMissing() {
 		return
 	}
 	r.note(repairMissingClose)
-	if j := r.peekSpaceNL(r.i + 1); r.at(j) == ',' || r.at(j) == ':' {
+	// Certain only where the bracket found closes the enclosing container
+	// ([{"a": 1]) and that container ends there.
+	c, closes := r.at(r.i), false
+	if n := len(r.stack); n >= 2 {
+		closes = (c == '}' && r.stack[n-2].object) || (c == ']' && !r.stack[n-2].object)
+	} else {
+		closes = c == '}' || c == ']'
+	}
+	if j := r.peekSpaceNL(r.i + 1); !closes || r.at(j) == ',' || r.at(j) == ':' {
 		r.lose(contract.KeywordRepair, lossGuessedClose)
 	}
 }
@@ -1467,7 +1486,8 @@ func (r *repairer) unquoted(key bool) bool {
 			}
 			r.i = k + 1
 			r.note(repairCall)
-			if !r.value() && r.err == nil {
+			r.skipWS()
+			if r.at(r.i) == ')' || (!r.value() && r.err == nil) {
 				r.out = append(r.out, "null"...)
 				r.loseMissing(lossEmptyCall)
 			}
