@@ -2,6 +2,7 @@ package agentproto
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -131,7 +132,8 @@ func Discover(ctx context.Context, nc *nats.Conn, u schemas.Upstream, wait time.
 	for range maxDiscoveryReplies {
 		msg, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || errors.Is(err, nats.ErrNoResponders) {
+				// The window closed, or no micro service at all listens.
 				break
 			}
 			return nil, fmt.Errorf("agentproto: discovery: %w", err)
