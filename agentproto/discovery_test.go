@@ -197,3 +197,30 @@ func TestTwin_badRequests(t *testing.T) {
 		t.Errorf("upstream was prompted %d times", n)
 	}
 }
+
+// TestTwin_byInstanceID gates one instance named by its service id, next to
+// another instance of a different identity, and checks the metrics count
+// the gated runs like any other.
+func TestTwin_byInstanceID(t *testing.T) {
+	t.Parallel()
+	e := withTwins(t, []upstream{
+		{blueprint: "gated-by-id", agent: scripted("by-id", agenttest.Turn{{Response: validDoc}}), byInstance: true},
+		{blueprint: "gated-other", agent: scripted("other", agenttest.Turn{{Response: validDoc}})},
+	})
+	subject, info := e.twinSubject("gated-by-id")
+	md := info["metadata"].(map[string]any)
+	if subject != "agents.gate.test.by-id" || md["upstream_instance_id"] != e.agents["gated-by-id"][0].ID() {
+		t.Fatalf("twin on %s gates %v", subject, md["upstream_instance_id"])
+	}
+	r := e.call(subject, []byte("review"), nil, "")
+	if r.code != "" {
+		t.Fatalf("error %s %s", r.code, r.description)
+	}
+	if n := len(e.agents["gated-by-id"][0].Prompts()); n != 1 || len(e.agents["gated-other"][0].Prompts()) != 0 {
+		t.Errorf("the named instance got %d prompts, the other %d", n, len(e.agents["gated-other"][0].Prompts()))
+	}
+	want := `agentgate_outcomes_total{agent="gated-by-id",outcome="valid",schema="https://agentgate.dev/schemas/pr-review/1.0.0"} 1`
+	if m := e.metrics(); !strings.Contains(m, want) {
+		t.Errorf("metrics lack %s", want)
+	}
+}
