@@ -1,7 +1,9 @@
 package agentproto_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,8 @@ import (
 	"github.com/agentgate/agentgate/agentproto"
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/agenttest"
+	"github.com/agentgate/agentgate/internal/natstest"
+	"github.com/agentgate/agentgate/schemas"
 )
 
 // TestTwin_discoveryAndHeartbeat checks the twin's registration as a
@@ -222,5 +226,43 @@ func TestTwin_byInstanceID(t *testing.T) {
 	want := `agentgate_outcomes_total{agent="gated-by-id",outcome="valid",schema="https://agentgate.dev/schemas/pr-review/1.0.0"} 1`
 	if m := e.metrics(); !strings.Contains(m, want) {
 		t.Errorf("metrics lack %s", want)
+	}
+}
+
+// TestDiscover matches upstream agents by identity (the subject's
+// abbreviation included) or instance id, pins protocol 0.1 (section 11)
+// and says why a matching instance was skipped.
+func TestDiscover(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Server(t)
+	nc, _ := natstest.Connect(t, srv)
+	ok := agenttest.Start(t, nc, agenttest.Config{Agent: "ccc", Owner: "ann", Name: "s1", ProtocolVersion: "0.1.2"})
+	agenttest.Start(t, nc, agenttest.Config{Agent: "pi", Owner: "ann", Name: "new", ProtocolVersion: "0.3"})
+	tests := []struct {
+		name    string
+		given   schemas.Upstream
+		wantID  string
+		wantErr string
+	}{
+		{"identity by subject abbreviation", schemas.Upstream{Agent: "ccc", Owner: "ann", Name: "s1"}, ok.ID(), ""},
+		{"instance id", schemas.Upstream{InstanceID: ok.ID()}, ok.ID(), ""},
+		{"other owner", schemas.Upstream{Agent: "ccc", Owner: "bob", Name: "s1"}, "", "not found"},
+		{"newer protocol", schemas.Upstream{Agent: "pi", Owner: "ann", Name: "new"}, "", `implements protocol "0.3", not 0.1`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			found, err := agentproto.Discover(context.Background(), nc, tt.given, 300*time.Millisecond)
+			if tt.wantErr != "" {
+				if !errors.Is(err, agentproto.ErrNotFound) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want ErrNotFound with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(found) != 1 || found[0].ID != tt.wantID || found[0].PromptSubject != "agents.ccc.ann.s1" ||
+				found[0].MaxPayload != 1<<20 || found[0].Name != "s1" || found[0].Owner != "ann" {
+				t.Fatalf("found %+v, %v", found, err)
+			}
+		})
 	}
 }
