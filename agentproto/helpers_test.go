@@ -38,7 +38,7 @@ type upstream struct {
 
 // env is a gateway with gated twins of scripted agents, on one server.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *server.Server
 	nc     *nats.Conn
 	gw     *gateway.Gateway
@@ -50,7 +50,7 @@ type env struct {
 
 // withTwins starts a server, the scripted agents, and a gateway whose
 // configuration gates each of them (upstream by agent, owner and name).
-func withTwins(t *testing.T, ups []upstream, mutate ...func(*gateway.Config)) *env {
+func withTwins(t testing.TB, ups []upstream, mutate ...func(*gateway.Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	for _, sub := range []string{"schemas", "agents"} {
