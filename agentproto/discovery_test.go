@@ -200,6 +200,20 @@ func TestTwin_badRequests(t *testing.T) {
 	if n := len(e.agents["gated-strict"][0].Prompts()); n != 0 {
 		t.Errorf("upstream was prompted %d times", n)
 	}
+
+	// A Run-Id of a run that already has its outcome: 409, and the
+	// recorded outcome stays.
+	hdr := nats.Header{contract.HeaderRunID: {"dup-1"}}
+	if r := e.call(subject, []byte("review"), hdr, ""); r.code != "" || r.runID != "dup-1" {
+		t.Fatalf("first: %s %q %v", r.code, r.description, r.body)
+	}
+	r := e.call(subject, []byte("review"), hdr, "")
+	if r.code != "409" || r.body["error"] != "run_already_answered" || r.runID != "dup-1" {
+		t.Errorf("second: %s %q %v, want 409 run_already_answered", r.code, r.description, r.body)
+	}
+	if st := e.run("dup-1"); st == nil || st["status"] != string(contract.RunCompleted) || st["attempts"] != float64(1) {
+		t.Errorf("run state %v", st)
+	}
 }
 
 // TestTwin_byInstanceID gates one instance named by its service id, next to
