@@ -108,8 +108,11 @@ func (s *stream) run(ctx context.Context, subject string, body []byte) streamEnd
 			return streamEnd{kind: endError, text: text, code: n, description: msg.Header.Get(HeaderError), body: msg.Data}
 		}
 		if len(msg.Data) == 0 {
-			// The terminator (section 6.5).
-			return streamEnd{kind: endComplete, text: text}
+			if len(msg.Header) == 0 {
+				// The terminator (section 6.5).
+				return streamEnd{kind: endComplete, text: text}
+			}
+			continue // not a chunk, not the terminator: ignored
 		}
 		var c Chunk
 		if err := json.Unmarshal(msg.Data, &c); err != nil || c.Type == "" {
