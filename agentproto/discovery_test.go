@@ -22,7 +22,6 @@ import (
 // caller sees it: subscribed to the heartbeat wildcard before discovery
 // (section 8.5), then $SRV.PING and $SRV.INFO.
 func TestTwin_discoveryAndHeartbeat(t *testing.T) {
-	t.Parallel()
 	cfg := scripted("reviewer", agenttest.Turn{{Response: validDoc}})
 	cfg.MaxPayload, cfg.AttachmentsOK = "512KB", true
 	e := withTwins(t, []upstream{{blueprint: "gated-reviewer", agent: cfg}})
@@ -94,7 +93,6 @@ func TestTwin_discoveryAndHeartbeat(t *testing.T) {
 // identity: one twin, prompts served by both, by the survivor once one
 // stops, and a typed failure once none is left.
 func TestTwin_twoInstances(t *testing.T) {
-	t.Parallel()
 	e := withTwins(t, []upstream{{blueprint: "gated-pair", agent: scripted("pair", agenttest.Turn{{Response: validDoc}}), instances: 2}})
 	twins := 0
 	for _, info := range e.discover() {
@@ -140,7 +138,6 @@ func TestTwin_twoInstances(t *testing.T) {
 // TestTwin_callerDisconnects drops the caller after the first chunk: the
 // run still completes and is recorded, and the twin serves the next caller.
 func TestTwin_callerDisconnects(t *testing.T) {
-	t.Parallel()
 	turn := agenttest.Turn{{Ack: true, Sleep: 300 * time.Millisecond}, {Response: validDoc}}
 	e := withTwins(t, []upstream{{blueprint: "gated-slow", agent: scripted("slow", turn)}})
 	subject, _ := e.twinSubject("gated-slow")
@@ -176,7 +173,6 @@ func TestTwin_callerDisconnects(t *testing.T) {
 // TestTwin_badRequests checks the 400s of sections 5.3 and 5.4: no run is
 // started and the upstream agent is not prompted.
 func TestTwin_badRequests(t *testing.T) {
-	t.Parallel()
 	e := withTwins(t, []upstream{{blueprint: "gated-strict", agent: scripted("strict", agenttest.Turn{{Response: validDoc}})}})
 	subject, _ := e.twinSubject("gated-strict")
 	tests := []struct {
@@ -220,7 +216,6 @@ func TestTwin_badRequests(t *testing.T) {
 // another instance of a different identity, and checks the metrics count
 // the gated runs like any other.
 func TestTwin_byInstanceID(t *testing.T) {
-	t.Parallel()
 	e := withTwins(t, []upstream{
 		{blueprint: "gated-by-id", agent: scripted("by-id", agenttest.Turn{{Response: validDoc}}), byInstance: true},
 		{blueprint: "gated-other", agent: scripted("other", agenttest.Turn{{Response: validDoc}})},

@@ -50,6 +50,8 @@ type env struct {
 
 // withTwins starts a server, the scripted agents, and a gateway whose
 // configuration gates each of them (upstream by agent, owner and name).
+// The tests that use it run one at a time: a gateway per test in parallel
+// overloads a small shared box past natstest's start-up limit.
 func withTwins(t testing.TB, ups []upstream, mutate ...func(*gateway.Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
