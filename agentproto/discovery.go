@@ -3,6 +3,7 @@ package agentproto
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -70,9 +71,6 @@ func instanceOf(info micro.Info) (Instance, error) {
 	if in.Metadata[MetaAgent] == "" || in.Metadata[MetaOwner] == "" {
 		return Instance{}, fmt.Errorf("%w: %s has no metadata.agent or metadata.owner", ErrBadRecord, info.ID)
 	}
-	if v := in.Metadata[MetaProtocolVersion]; majorMinor(v) != ProtocolVersion {
-		return Instance{}, fmt.Errorf("%w: %s implements protocol %q, not %s", ErrBadRecord, info.ID, v, ProtocolVersion)
-	}
 	i := slices.IndexFunc(info.Endpoints, func(e micro.EndpointInfo) bool { return e.Name == PromptEndpoint })
 	if i < 0 {
 		return Instance{}, fmt.Errorf("%w: %s has no prompt endpoint", ErrBadRecord, info.ID)
@@ -92,6 +90,15 @@ func instanceOf(info micro.Info) (Instance, error) {
 		in.Name = in.Metadata[MetaSession]
 	}
 	return in, nil
+}
+
+// checkVersion applies the protocol's section 11.2: the 0.x line is pinned
+// to its exact MAJOR.MINOR.
+func (i Instance) checkVersion() error {
+	if v := i.Metadata[MetaProtocolVersion]; majorMinor(v) != ProtocolVersion {
+		return fmt.Errorf("%w: instance %s implements protocol %q, not %s", ErrBadRecord, i.ID, v, ProtocolVersion)
+	}
+	return nil
 }
 
 // majorMinor is the MAJOR.MINOR prefix of a version (section 11.1).
@@ -128,10 +135,12 @@ func Discover(ctx context.Context, nc *nats.Conn, u schemas.Upstream, wait time.
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var found []Instance
+	var skipped []error
 	for range maxDiscoveryReplies {
 		msg, err := sub.NextMsgWithContext(ctx)
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || errors.Is(err, nats.ErrNoResponders) {
+				// The window closed, or no micro service at all listens.
 				break
 			}
 			return nil, fmt.Errorf("agentproto: discovery: %w", err)
@@ -144,10 +153,15 @@ func Discover(ctx context.Context, nc *nats.Conn, u schemas.Upstream, wait time.
 		if err != nil || !in.Matches(u) || slices.ContainsFunc(found, func(f Instance) bool { return f.ID == in.ID }) {
 			continue
 		}
+		if err := in.checkVersion(); err != nil {
+			skipped = append(skipped, err)
+			continue
+		}
 		found = append(found, in)
 	}
 	if len(found) == 0 {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, describe(u))
+		// Say why a matching instance was not taken.
+		return nil, errors.Join(append([]error{fmt.Errorf("%w: %s", ErrNotFound, describe(u))}, skipped...)...)
 	}
 	slices.SortFunc(found, func(a, b Instance) int { return strings.Compare(a.ID, b.ID) })
 	return found, nil

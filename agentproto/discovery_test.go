@@ -1,7 +1,9 @@
 package agentproto_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -12,13 +14,14 @@ import (
 	"github.com/agentgate/agentgate/agentproto"
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/agenttest"
+	"github.com/agentgate/agentgate/internal/natstest"
+	"github.com/agentgate/agentgate/schemas"
 )
 
 // TestTwin_discoveryAndHeartbeat checks the twin's registration as a
 // caller sees it: subscribed to the heartbeat wildcard before discovery
 // (section 8.5), then $SRV.PING and $SRV.INFO.
 func TestTwin_discoveryAndHeartbeat(t *testing.T) {
-	t.Parallel()
 	cfg := scripted("reviewer", agenttest.Turn{{Response: validDoc}})
 	cfg.MaxPayload, cfg.AttachmentsOK = "512KB", true
 	e := withTwins(t, []upstream{{blueprint: "gated-reviewer", agent: cfg}})
@@ -90,7 +93,6 @@ func TestTwin_discoveryAndHeartbeat(t *testing.T) {
 // identity: one twin, prompts served by both, by the survivor once one
 // stops, and a typed failure once none is left.
 func TestTwin_twoInstances(t *testing.T) {
-	t.Parallel()
 	e := withTwins(t, []upstream{{blueprint: "gated-pair", agent: scripted("pair", agenttest.Turn{{Response: validDoc}}), instances: 2}})
 	twins := 0
 	for _, info := range e.discover() {
@@ -136,7 +138,6 @@ func TestTwin_twoInstances(t *testing.T) {
 // TestTwin_callerDisconnects drops the caller after the first chunk: the
 // run still completes and is recorded, and the twin serves the next caller.
 func TestTwin_callerDisconnects(t *testing.T) {
-	t.Parallel()
 	turn := agenttest.Turn{{Ack: true, Sleep: 300 * time.Millisecond}, {Response: validDoc}}
 	e := withTwins(t, []upstream{{blueprint: "gated-slow", agent: scripted("slow", turn)}})
 	subject, _ := e.twinSubject("gated-slow")
@@ -172,7 +173,6 @@ func TestTwin_callerDisconnects(t *testing.T) {
 // TestTwin_badRequests checks the 400s of sections 5.3 and 5.4: no run is
 // started and the upstream agent is not prompted.
 func TestTwin_badRequests(t *testing.T) {
-	t.Parallel()
 	e := withTwins(t, []upstream{{blueprint: "gated-strict", agent: scripted("strict", agenttest.Turn{{Response: validDoc}})}})
 	subject, _ := e.twinSubject("gated-strict")
 	tests := []struct {
@@ -195,5 +195,83 @@ func TestTwin_badRequests(t *testing.T) {
 	}
 	if n := len(e.agents["gated-strict"][0].Prompts()); n != 0 {
 		t.Errorf("upstream was prompted %d times", n)
+	}
+
+	// A Run-Id of a run that already has its outcome: 409, and the
+	// recorded outcome stays.
+	hdr := nats.Header{contract.HeaderRunID: {"dup-1"}}
+	if r := e.call(subject, []byte("review"), hdr, ""); r.code != "" || r.runID != "dup-1" {
+		t.Fatalf("first: %s %q %v", r.code, r.description, r.body)
+	}
+	r := e.call(subject, []byte("review"), hdr, "")
+	if r.code != "409" || r.body["error"] != "run_already_answered" || r.runID != "dup-1" {
+		t.Errorf("second: %s %q %v, want 409 run_already_answered", r.code, r.description, r.body)
+	}
+	if st := e.run("dup-1"); st == nil || st["status"] != string(contract.RunCompleted) || st["attempts"] != float64(1) {
+		t.Errorf("run state %v", st)
+	}
+}
+
+// TestTwin_byInstanceID gates one instance named by its service id, next to
+// another instance of a different identity, and checks the metrics count
+// the gated runs like any other.
+func TestTwin_byInstanceID(t *testing.T) {
+	e := withTwins(t, []upstream{
+		{blueprint: "gated-by-id", agent: scripted("by-id", agenttest.Turn{{Response: validDoc}}), byInstance: true},
+		{blueprint: "gated-other", agent: scripted("other", agenttest.Turn{{Response: validDoc}})},
+	})
+	subject, info := e.twinSubject("gated-by-id")
+	md := info["metadata"].(map[string]any)
+	if subject != "agents.gate.test.by-id" || md["upstream_instance_id"] != e.agents["gated-by-id"][0].ID() {
+		t.Fatalf("twin on %s gates %v", subject, md["upstream_instance_id"])
+	}
+	r := e.call(subject, []byte("review"), nil, "")
+	if r.code != "" {
+		t.Fatalf("error %s %s", r.code, r.description)
+	}
+	if n := len(e.agents["gated-by-id"][0].Prompts()); n != 1 || len(e.agents["gated-other"][0].Prompts()) != 0 {
+		t.Errorf("the named instance got %d prompts, the other %d", n, len(e.agents["gated-other"][0].Prompts()))
+	}
+	want := `agentgate_outcomes_total{agent="gated-by-id",outcome="valid",schema="https://agentgate.dev/schemas/pr-review/1.0.0"} 1`
+	if m := e.metrics(); !strings.Contains(m, want) {
+		t.Errorf("metrics lack %s", want)
+	}
+}
+
+// TestDiscover matches upstream agents by identity (the subject's
+// abbreviation included) or instance id, pins protocol 0.1 (section 11)
+// and says why a matching instance was skipped.
+func TestDiscover(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Server(t)
+	nc, _ := natstest.Connect(t, srv)
+	ok := agenttest.Start(t, nc, agenttest.Config{Agent: "ccc", Owner: "ann", Name: "s1", ProtocolVersion: "0.1.2"})
+	agenttest.Start(t, nc, agenttest.Config{Agent: "pi", Owner: "ann", Name: "new", ProtocolVersion: "0.3"})
+	tests := []struct {
+		name    string
+		given   schemas.Upstream
+		wantID  string
+		wantErr string
+	}{
+		{"identity by subject abbreviation", schemas.Upstream{Agent: "ccc", Owner: "ann", Name: "s1"}, ok.ID(), ""},
+		{"instance id", schemas.Upstream{InstanceID: ok.ID()}, ok.ID(), ""},
+		{"other owner", schemas.Upstream{Agent: "ccc", Owner: "bob", Name: "s1"}, "", "not found"},
+		{"newer protocol", schemas.Upstream{Agent: "pi", Owner: "ann", Name: "new"}, "", `implements protocol "0.3", not 0.1`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			found, err := agentproto.Discover(context.Background(), nc, tt.given, 300*time.Millisecond)
+			if tt.wantErr != "" {
+				if !errors.Is(err, agentproto.ErrNotFound) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want ErrNotFound with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(found) != 1 || found[0].ID != tt.wantID || found[0].PromptSubject != "agents.ccc.ann.s1" ||
+				found[0].MaxPayload != 1<<20 || found[0].Name != "s1" || found[0].Owner != "ann" {
+				t.Fatalf("found %+v, %v", found, err)
+			}
+		})
 	}
 }

@@ -307,8 +307,8 @@ func runHeader(runID string) micro.RespondOpt {
 // headerText is a header value: one line, bounded, never empty.
 func headerText(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 256 {
-		s = contract.TruncateRaw([]byte(s[:256]))
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "..."
 	}
 	if s == "" {
 		s = "error"

@@ -32,11 +32,13 @@ type upstream struct {
 	instances int
 	// extra blueprint members, as JSON ("" for none).
 	extra string
+	// byInstance names the upstream by the first instance's id.
+	byInstance bool
 }
 
 // env is a gateway with gated twins of scripted agents, on one server.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *server.Server
 	nc     *nats.Conn
 	gw     *gateway.Gateway
@@ -48,7 +50,9 @@ type env struct {
 
 // withTwins starts a server, the scripted agents, and a gateway whose
 // configuration gates each of them (upstream by agent, owner and name).
-func withTwins(t *testing.T, ups []upstream, mutate ...func(*gateway.Config)) *env {
+// The tests that use it run one at a time: a gateway per test in parallel
+// overloads a small shared box past natstest's start-up limit.
+func withTwins(t testing.TB, ups []upstream, mutate ...func(*gateway.Config)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	for _, sub := range []string{"schemas", "agents"} {
@@ -76,19 +80,22 @@ func withTwins(t *testing.T, ups []upstream, mutate ...func(*gateway.Config)) *e
 	}
 	t.Cleanup(func() { _ = sub.Unsubscribe() })
 	for _, u := range ups {
+		for range max(u.instances, 1) {
+			anc, _ := natstest.Connect(t, srv)
+			e.agents[u.blueprint] = append(e.agents[u.blueprint], agenttest.Start(t, anc, u.agent))
+		}
 		extra := ""
 		if u.extra != "" {
 			extra = "," + u.extra
 		}
+		ref := fmt.Sprintf(`{"agent": %q, "owner": %q, "name": %q}`, u.agent.Agent, u.agent.Owner, u.agent.Name)
+		if u.byInstance {
+			ref = fmt.Sprintf(`{"instance_id": %q}`, e.agents[u.blueprint][0].ID())
+		}
 		bp := fmt.Sprintf(`{"name": %q, "description": "gated", "output_schema": "https://agentgate.dev/schemas/pr-review/1.0.0",
-			"max_retries": 1, "system_prompt": "", "upstream": {"agent": %q, "owner": %q, "name": %q}%s}`,
-			u.blueprint, u.agent.Agent, u.agent.Owner, u.agent.Name, extra)
+			"max_retries": 1, "system_prompt": "", "upstream": %s%s}`, u.blueprint, ref, extra)
 		if err := os.WriteFile(filepath.Join(dir, "agents", u.blueprint+".json"), []byte(bp), 0o644); err != nil {
 			t.Fatal(err)
-		}
-		for range max(u.instances, 1) {
-			anc, _ := natstest.Connect(t, srv)
-			e.agents[u.blueprint] = append(e.agents[u.blueprint], agenttest.Start(t, anc, u.agent))
 		}
 	}
 	gcfg := func(c *gateway.Config) {
@@ -246,6 +253,18 @@ func (e *env) run(id string) map[string]any {
 		e.t.Fatalf("run %s: %s", id, b)
 	}
 	return st
+}
+
+// metrics returns the gateway's /metrics text.
+func (e *env) metrics() string {
+	e.t.Helper()
+	resp, err := http.Get("http://" + e.gw.HTTPAddr() + "/metrics")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
 
 // outcomesOf returns the outcome messages of a run seen on the contract's

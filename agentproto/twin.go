@@ -244,7 +244,11 @@ func (t *Twin) maxRequest() int64 {
 	if mp := t.cfg.Conn.MaxPayload(); mp > 0 && mp < limit {
 		limit = mp
 	}
-	return max(limit-int64(len(t.formatSection()))-1024, 1)
+	limit -= int64(len(t.formatSection())) + 1024
+	if limit >= 1<<10 {
+		limit &^= 1<<10 - 1 // whole KB, never more than the room left
+	}
+	return max(limit, 1)
 }
 
 // register adds the micro service.

@@ -26,7 +26,6 @@ func scripted(name string, turns ...agenttest.Turn) agenttest.Config {
 // protocol caller, and checks what the caller receives, the outcomes on
 // the contract's subjects and the run's state.
 func TestTwin_paths(t *testing.T) {
-	t.Parallel()
 	type want struct {
 		code        string // "" for a response
 		errorField  string // the error body's "error"

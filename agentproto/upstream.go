@@ -52,6 +52,10 @@ type streamEnd struct {
 	body        []byte
 }
 
+// judgeEvery is the text size up to which every response chunk's prefix is
+// checked.
+const judgeEvery = 4 << 10
+
 // stream is one prompt to the upstream agent and the reading of its
 // response stream.
 type stream struct {
@@ -81,6 +85,7 @@ func (s *stream) run(ctx context.Context, subject string, body []byte) streamEnd
 		return streamEnd{kind: endError, code: CodeInternal, description: "publishing the prompt: " + err.Error()}
 	}
 	var text []byte
+	judged := 0 // bytes of text at the last prefix check
 	for {
 		wctx, cancel := context.WithTimeout(ctx, s.idle)
 		msg, err := sub.NextMsgWithContext(wctx)
@@ -103,8 +108,11 @@ func (s *stream) run(ctx context.Context, subject string, body []byte) streamEnd
 			return streamEnd{kind: endError, text: text, code: n, description: msg.Header.Get(HeaderError), body: msg.Data}
 		}
 		if len(msg.Data) == 0 {
-			// The terminator (section 6.5).
-			return streamEnd{kind: endComplete, text: text}
+			if len(msg.Header) == 0 {
+				// The terminator (section 6.5).
+				return streamEnd{kind: endComplete, text: text}
+			}
+			continue // not a chunk, not the terminator: ignored
 		}
 		var c Chunk
 		if err := json.Unmarshal(msg.Data, &c); err != nil || c.Type == "" {
@@ -121,7 +129,11 @@ func (s *stream) run(ctx context.Context, subject string, body []byte) streamEnd
 			if len(text) > s.maxBytes {
 				return streamEnd{kind: endTooLarge, text: text}
 			}
-			if s.judge != nil {
+			// Each check reads the whole prefix: check every chunk while the
+			// text is short, then once it grew by an eighth, which keeps
+			// the work linear in the answer's size.
+			if s.judge != nil && (len(text) <= judgeEvery || len(text)-judged >= judged/8) {
+				judged = len(text)
 				if vs := s.judge(text); len(vs) > 0 {
 					return streamEnd{kind: endStopped, text: text, violations: vs}
 				}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 
 	"github.com/agentgate/agentgate/agentproto"
@@ -16,12 +17,13 @@ type twins struct {
 	wg   sync.WaitGroup
 	errs []error
 	mu   sync.Mutex
+	log  *slog.Logger
 }
 
 // newTwins builds a twin per blueprint with an upstream; they prompt and
 // record through the handler of raw outputs.
 func (g *Gateway) newTwins() (*twins, error) {
-	ts := &twins{}
+	ts := &twins{log: g.cfg.Logger}
 	for _, bp := range g.reg.Blueprints() {
 		if bp.Upstream == nil {
 			continue
@@ -47,6 +49,7 @@ func (ts *twins) start(ctx context.Context) {
 		go func() {
 			defer ts.wg.Done()
 			if err := t.Run(ctx); err != nil {
+				ts.log.Error("gated twin stopped", "error", err)
 				ts.mu.Lock()
 				ts.errs = append(ts.errs, err)
 				ts.mu.Unlock()

@@ -93,6 +93,26 @@ type Upstream struct {
 	InstanceID string `json:"instance_id,omitempty"`
 }
 
+// UnmarshalJSON refuses members other than the four: a misspelt
+// "instance_id" must not silently name nothing.
+func (u *Upstream) UnmarshalJSON(b []byte) error {
+	type plain Upstream
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p plain
+	if err := dec.Decode(&p); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Named from the blueprint's root, as readBlueprint reports it.
+			te.Field = strings.TrimSuffix("upstream."+te.Field, ".")
+			return te
+		}
+		return fmt.Errorf("upstream: %w", err)
+	}
+	*u = Upstream(p)
+	return nil
+}
+
 // upstreamTokenRE is a subject token of the protocol's naming rules (its
 // section 2.2): no "$", no wildcard, no dot, no space.
 var upstreamTokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,63}$`)

@@ -28,6 +28,8 @@ func TestBlueprint_upstream(t *testing.T) {
 		{"partial identity", `{"agent": "pi", "owner": "mario"}`, schemas.Upstream{}, `needs all of "agent", "owner" and "name"`},
 		{"wildcard token", `{"agent": "pi", "owner": "*", "name": "w"}`, schemas.Upstream{}, `owner "*" is not a subject token`},
 		{"dotted token", `{"agent": "pi", "owner": "a.b", "name": "w"}`, schemas.Upstream{}, `owner "a.b" is not a subject token`},
+		{"misspelt member", `{"instanceid": "X"}`, schemas.Upstream{}, `unknown field "instanceid"`},
+		{"not an object", `"claude-code"`, schemas.Upstream{}, `upstream`},
 		{"a twin", `{"agent": "gate", "owner": "o", "name": "n"}`, schemas.Upstream{}, `a twin cannot gate a twin`},
 	}
 	for _, tt := range tests {

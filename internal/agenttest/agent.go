@@ -55,6 +55,8 @@ type Config struct {
 	AttachmentsOK bool
 	// Heartbeat is the heartbeat interval (default 1 s).
 	Heartbeat time.Duration
+	// ProtocolVersion is metadata.protocol_version (default "0.1").
+	ProtocolVersion string
 }
 
 // Agent is a running scripted agent.
@@ -78,8 +80,11 @@ func Start(t testing.TB, nc *nats.Conn, cfg Config) *Agent {
 	if cfg.Heartbeat == 0 {
 		cfg.Heartbeat = time.Second
 	}
+	if cfg.ProtocolVersion == "" {
+		cfg.ProtocolVersion = "0.1"
+	}
 	a := &Agent{cfg: cfg, nc: nc}
-	md := map[string]string{"agent": cfg.Agent, "owner": cfg.Owner, "protocol_version": "0.1", "harness": "agenttest"}
+	md := map[string]string{"agent": cfg.Agent, "owner": cfg.Owner, "protocol_version": cfg.ProtocolVersion, "harness": "agenttest"}
 	if cfg.Session != "" {
 		md["session"] = cfg.Session
 	}
