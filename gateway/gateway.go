@@ -158,10 +158,15 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	}
 	if !cfg.NATS.Explicit() {
 		dir, _ := filepath.Abs(cfg.DataDir)
-		if g.embedded, err = router.StartEmbedded(router.EmbeddedConfig{Listen: cfg.NATSListen, StoreDir: dir}); err != nil {
+		if g.embedded, err = router.StartEmbedded(router.EmbeddedConfig{Listen: cfg.NATSListen, StoreDir: dir, AuthFile: cfg.EmbeddedAuth}); err != nil {
 			return nil, err
 		}
 		cfg.Logger.Info("embedded NATS started", "url", g.embedded.ClientURL(), "store", dir)
+		if cfg.EmbeddedAuth == "" {
+			cfg.Logger.Warn("embedded NATS has no authentication: it listens on loopback only, and any local process may publish outcomes; give --auth FILE (deploy/nats/auth.conf) for users and permissions")
+		} else {
+			cfg.Logger.Info("embedded NATS enforces the accounts and permissions of " + cfg.EmbeddedAuth)
+		}
 	}
 	defaultURL := ""
 	if g.embedded != nil {

@@ -22,6 +22,12 @@ type EmbeddedConfig struct {
 	MaxPayload int32
 	// ReadyTimeout bounds the wait for the server (default 10 s).
 	ReadyTimeout time.Duration
+	// AuthFile is a nats-server configuration file (deploy/nats/auth.conf
+	// is one) whose accounts, users, permissions and TLS the server
+	// enforces; Listen and StoreDir still come from this configuration.
+	// Without it the server has no authentication, so Listen must be a
+	// loopback address.
+	AuthFile string
 }
 
 func (c *EmbeddedConfig) setDefaults() {
@@ -42,6 +48,9 @@ func (c EmbeddedConfig) Validate() error {
 	if _, _, err := splitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("%w: listen address %q: %w", ErrBadConfig, c.Listen, err))
 	}
+	if host, _, err := splitHostPort(c.Listen); err == nil && c.AuthFile == "" && !loopback(host) {
+		errs = append(errs, fmt.Errorf("%w: listen address %q is not loopback and there is no auth file: anyone who can reach it could publish outcomes; give an auth file (serve --auth) or listen on 127.0.0.1", ErrBadConfig, c.Listen))
+	}
 	if c.StoreDir == "" {
 		errs = append(errs, fmt.Errorf("%w: no JetStream store directory", ErrBadConfig))
 	}
@@ -60,16 +69,21 @@ func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
 	if port == 0 {
 		port = server.RANDOM_PORT
 	}
-	ns, err := server.NewServer(&server.Options{
-		ServerName: "agentgate-embedded",
-		Host:       host,
-		Port:       port,
-		JetStream:  true,
-		StoreDir:   cfg.StoreDir,
-		MaxPayload: cfg.MaxPayload,
-		NoLog:      true,
-		NoSigs:     true,
-	})
+	opts := &server.Options{}
+	if cfg.AuthFile != "" {
+		var err error
+		if opts, err = server.ProcessConfigFile(cfg.AuthFile); err != nil {
+			return nil, fmt.Errorf("%w: auth file: %w", ErrBadConfig, err)
+		}
+	}
+	if opts.ServerName == "" {
+		opts.ServerName = "agentgate-embedded"
+	}
+	opts.Host, opts.Port = host, port
+	opts.JetStream, opts.StoreDir = true, cfg.StoreDir
+	opts.MaxPayload = cfg.MaxPayload
+	opts.NoLog, opts.NoSigs = true, true
+	ns, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded NATS: %w", err)
 	}
@@ -80,6 +94,15 @@ func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
 		return nil, fmt.Errorf("%w after %s on %s", ErrServerNotReady, cfg.ReadyTimeout, cfg.Listen)
 	}
 	return ns, nil
+}
+
+// loopback reports whether host names only this machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func splitHostPort(addr string) (string, int, error) {

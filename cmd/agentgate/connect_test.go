@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/agentgate/agentgate/internal/natstest"
 )
 
 // execute runs the CLI and returns its error, for tests of the messages.
@@ -78,5 +80,18 @@ func TestVersion(t *testing.T) {
 	out, code := run(t, "", "version", "--json")
 	if code != 0 || !strings.Contains(out, `"module": "github.com/agentgate/agentgate"`) {
 		t.Errorf("version --json: %q (exit %d)", out, code)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	srv := natstest.Server(t)
+	g, stop := natstest.Gateway(t, srv, examples)
+	url := "http://" + g.HTTPAddr() + "/healthz"
+	if out, code := run(t, "", "health", "--url", url); code != 0 || !strings.HasPrefix(out, "healthy") {
+		t.Fatalf("health of a running gateway: %q, exit %d", out, code)
+	}
+	stop()
+	if _, code := run(t, "", "health", "--url", url, "--timeout", "500ms"); code != 1 {
+		t.Fatalf("health of a stopped gateway: exit %d, want 1", code)
 	}
 }

@@ -37,7 +37,7 @@ upper case with _ for - (for example AGENTGATE_NATS_URL).`,
 	}
 	root.PersistentFlags().String("log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().String("log-format", "text", "log format: text or json")
-	root.AddCommand(newServeCmd(), newValidateCmd(), newPublishCmd(), newTailCmd(), newDLQCmd(), newRunsCmd(), newSchemaCmd(), newVersionCmd())
+	root.AddCommand(newServeCmd(), newValidateCmd(), newPublishCmd(), newTailCmd(), newDLQCmd(), newRunsCmd(), newSchemaCmd(), newVersionCmd(), newHealthCmd())
 	root.SetVersionTemplate("{{.Version}}\n")
 	return root
 }

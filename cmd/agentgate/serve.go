@@ -53,6 +53,7 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.StringVar(&cfg.ConfigDir, "config", "", "configuration directory holding schemas/*.schema.json and agents/*.json (default: the bundled examples)")
 	natsconn.AddFlags(f, "an existing NATS deployment; default: start an embedded server (--nats-listen)")
 	f.StringVar(&cfg.SigningKey, "signing-key", "", "NKey seed file to sign outcomes with (Outcome-Signature; default: the --nkey seed, if any)")
+	f.StringVar(&cfg.EmbeddedAuth, "auth", "", "nats-server configuration file whose accounts, users and permissions the embedded server enforces (deploy/nats/auth.conf); without it the embedded server is loopback-only")
 	f.StringVar(&cfg.NATSListen, "nats-listen", "127.0.0.1:4222", "HOST:PORT of the embedded NATS server")
 	f.StringVar(&cfg.DataDir, "data-dir", "data", "directory of the embedded server's JetStream files")
 	f.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "HOST:PORT of the HTTP API")
