@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -91,4 +92,48 @@ func TestOperator_dlqReplayAfterAFix(t *testing.T) {
 	if _, code := run(t, "", "runs", "show", "--nats-url", url, "no-such-run"); code != 1 {
 		t.Errorf("runs show of an unknown run: exit %d, want 1", code)
 	}
+}
+
+// runs show and tail --from-start print a run's outcomes by attempt, though
+// they come from different streams and often share a second.
+func TestOperator_outcomesInAttemptOrder(t *testing.T) {
+	srv := natstest.Server(t)
+	url := srv.ClientURL()
+	startGateway(t, srv, nil)
+	const runs = 4
+	bad := `{"summary":"ok","approval":"lgtm","comments":[]}`
+	for i := range runs {
+		for attempt := 1; attempt <= 2; attempt++ {
+			if out, code := run(t, bad, "publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", fmt.Sprintf("order-%d", i)); code != 1 {
+				t.Fatalf("publish: exit %d: %s", code, out)
+			}
+		}
+	}
+	attempts := regexp.MustCompile(`(?m)(order-\d+)\s+#(\d)`)
+	checkOrder := func(what, out string, wantLines int) {
+		t.Helper()
+		next := map[string]string{}
+		ms := attempts.FindAllStringSubmatch(out, -1)
+		for _, m := range ms {
+			if m[2] != next[m[1]] && !(next[m[1]] == "" && m[2] == "1") {
+				t.Errorf("%s: %s attempt %s out of order:\n%s", what, m[1], m[2], out)
+			}
+			next[m[1]] = "2"
+		}
+		if len(ms) != wantLines {
+			t.Errorf("%s: %d outcome lines, want %d:\n%s", what, len(ms), wantLines, out)
+		}
+	}
+	for i := range runs {
+		out, code := run(t, "", "runs", "show", "--nats-url", url, fmt.Sprintf("order-%d", i))
+		if code != 0 || !regexp.MustCompile(`(?s)#1  \$\.approval.*#2  output_schema_validation_failed`).MatchString(out) {
+			t.Errorf("runs show: exit %d:\n%s", code, out)
+		}
+		checkOrder("runs show", out, 2)
+	}
+	out, code := run(t, "", "tail", "--nats-url", url, "--from-start", "--count", fmt.Sprint(2*runs))
+	if code != 0 {
+		t.Fatalf("tail: exit %d: %s", code, out)
+	}
+	checkOrder("tail --from-start", out, 2*runs)
 }
