@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -136,4 +139,49 @@ func TestOperator_outcomesInAttemptOrder(t *testing.T) {
 		t.Fatalf("tail: exit %d: %s", code, out)
 	}
 	checkOrder("tail --from-start", out, 2*runs)
+}
+
+// Publishing again to a finished run (the tour re-run against an existing
+// ./data) says so at once and prints the recorded outcome, rather than
+// waiting for an outcome that cannot come.
+func TestPublish_finishedRunAnswersAtOnce(t *testing.T) {
+	srv := natstest.Server(t)
+	url := srv.ClientURL()
+	startGateway(t, srv, nil)
+	valid := `{"summary":"ok","approval":"approve","comments":[]}`
+	if out, code := run(t, valid, "publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", "again"); code != 0 {
+		t.Fatalf("first publish: exit %d: %s", code, out)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{"no attempt", nil, 0, `already finished (completed at attempt 1)`},
+		{"the finished attempt", []string{"--attempt", "1"}, 0, `already finished`},
+		{"a later attempt is published and dead-lettered", []string{"--attempt", "2"}, 1, `run_already_completed`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := newRootCmd()
+			var out, errOut bytes.Buffer
+			cmd.SetArgs(append([]string{"publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", "again", "--wait", "1m"}, tt.args...))
+			cmd.SetIn(strings.NewReader(valid))
+			cmd.SetOut(&out)
+			cmd.SetErr(&errOut)
+			err := cmd.ExecuteContext(context.Background())
+			code := 0
+			var ec exitCode
+			if errors.As(err, &ec) {
+				code = ec.code
+			}
+			if code != tt.wantCode || !strings.Contains(errOut.String()+out.String(), tt.want) {
+				t.Errorf("exit %d, want %d; stderr:\n%s\nstdout:\n%s\nwant %q", code, tt.wantCode, errOut.String(), out.String(), tt.want)
+			}
+			if strings.Contains(errOut.String(), "no new outcome within") {
+				t.Errorf("waited out --wait:\n%s", errOut.String())
+			}
+		})
+	}
 }
