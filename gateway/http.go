@@ -4,30 +4,55 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 
-	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/agentgate/agentgate/apiauth"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/schemas"
 )
 
-// routes is the HTTP API of contract section 6.
-func (g *Gateway) routes() http.Handler {
+// Error codes of the API's JSON errors (contract section 6), beside
+// apiauth's.
+const (
+	codeNotFound        = "not_found"
+	codeUnavailable     = "unavailable"
+	codePayloadTooLarge = "payload_too_large"
+	codeBadRequest      = "bad_request"
+	codeConflict        = "conflict"
+)
+
+// routes is the HTTP API of contract section 6, each route behind the
+// token scope it needs.
+func (g *Gateway) routes(cfg APIConfig) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", g.healthz)
-	mux.HandleFunc("GET /v1/runs/{run_id}", g.run)
-	mux.HandleFunc("GET /v1/agents", g.agents)
-	mux.HandleFunc("GET /v1/agents/{name}", g.agent)
-	mux.HandleFunc("GET /v1/agents/{name}/prompt", g.prompt)
-	mux.HandleFunc("GET /v1/schemas", g.schemaList)
-	mux.HandleFunc("GET /v1/schemas/{id...}", g.schema)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.Registry(), promhttp.HandlerOpts{}))
+	handle := func(pattern string, scope apiauth.Scope, h http.Handler) {
+		mux.Handle(pattern, g.guard.Require(scope, h))
+	}
+	maybeOpen := func(route, pattern string, h http.Handler) {
+		if cfg.isOpen(route) {
+			mux.Handle(pattern, h)
+			return
+		}
+		handle(pattern, apiauth.Read, h)
+	}
+	maybeOpen(OpenHealthz, "GET /healthz", http.HandlerFunc(g.healthz))
+	maybeOpen(OpenMetrics, "GET /metrics", promhttp.HandlerFor(g.metrics.Registry(), promhttp.HandlerOpts{}))
+	handle("GET /v1/runs/{run_id}", apiauth.Read, http.HandlerFunc(g.run))
+	handle("GET /v1/agents", apiauth.Read, http.HandlerFunc(g.agents))
+	handle("GET /v1/agents/{name}", apiauth.Read, http.HandlerFunc(g.agent))
+	handle("GET /v1/agents/{name}/prompt", apiauth.Read, http.HandlerFunc(g.prompt))
+	handle("GET /v1/schemas", apiauth.Read, http.HandlerFunc(g.schemaList))
+	handle("GET /v1/schemas/{id...}", apiauth.Read, http.HandlerFunc(g.schema))
+	handle("/", apiauth.Read, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, codeNotFound, "no route "+r.Method+" "+quote(r.URL.Path))
+	}))
 	return mux
 }
 
 func (g *Gateway) healthz(w http.ResponseWriter, _ *http.Request) {
-	if !g.ready.Load() || g.nc.Status() != nats.CONNECTED {
+	if !g.Healthy() {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "starting"})
 		return
 	}
@@ -39,9 +64,10 @@ func (g *Gateway) run(w http.ResponseWriter, r *http.Request) {
 	st, _, err := g.store.Get(r.Context(), id)
 	switch {
 	case err != nil:
-		writeError(w, http.StatusServiceUnavailable, "reading run state: "+err.Error())
+		g.cfg.Logger.Warn("HTTP API: reading run state", "run_id", id, "error", err)
+		writeError(w, http.StatusServiceUnavailable, codeUnavailable, "the run state cannot be read now")
 	case st == nil:
-		writeError(w, http.StatusNotFound, "unknown run "+id)
+		writeError(w, http.StatusNotFound, codeNotFound, "unknown run "+quote(id))
 	default:
 		writeJSON(w, http.StatusOK, st)
 	}
@@ -54,7 +80,7 @@ func (g *Gateway) agents(w http.ResponseWriter, _ *http.Request) {
 func (g *Gateway) agent(w http.ResponseWriter, r *http.Request) {
 	bp, ok := g.reg.Blueprint(r.PathValue("name"))
 	if !ok {
-		writeError(w, http.StatusNotFound, "unknown agent "+r.PathValue("name"))
+		writeError(w, http.StatusNotFound, codeNotFound, "unknown agent "+quote(r.PathValue("name")))
 		return
 	}
 	writeJSON(w, http.StatusOK, bp)
@@ -63,7 +89,7 @@ func (g *Gateway) agent(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) prompt(w http.ResponseWriter, r *http.Request) {
 	bp, ok := g.reg.Blueprint(r.PathValue("name"))
 	if !ok {
-		writeError(w, http.StatusNotFound, "unknown agent "+r.PathValue("name"))
+		writeError(w, http.StatusNotFound, codeNotFound, "unknown agent "+quote(r.PathValue("name")))
 		return
 	}
 	text := bp.SystemPrompt
@@ -108,7 +134,7 @@ func (g *Gateway) schema(w http.ResponseWriter, r *http.Request) {
 	}
 	s, ok := g.reg.Schema(id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "unknown schema "+id)
+		writeError(w, http.StatusNotFound, codeNotFound, "unknown schema "+quote(id))
 		return
 	}
 	w.Header().Set("Content-Type", "application/schema+json")
@@ -123,6 +149,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+// apiError is the body of every error answer: a code for programs, a
+// message for people. Messages never carry a raw output or a member's value.
+type apiError struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+// writeError answers with an apiError; its signature is apiauth.DenyFunc.
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	writeJSON(w, status, apiError{Error: code, Message: message})
+}
+
+// quote is a caller-given name as an error message shows it: quoted, and
+// cut at 128 bytes.
+func quote(s string) string {
+	if len(s) > 128 {
+		s = s[:128] + "..."
+	}
+	return strconv.Quote(s)
 }

@@ -16,7 +16,9 @@ func newServeCmd() *cobra.Command {
 		Long: `Run the gateway. With no flags it starts an embedded NATS server with JetStream
 (127.0.0.1:4222, files under ./data) and serves the bundled example configuration;
 --nats-url connects to an existing NATS deployment instead. The HTTP API
-(/healthz, /v1/runs, /v1/agents, /v1/schemas, /metrics) listens on --http.
+(/healthz, /v1/runs, /v1/agents, /v1/schemas, /v1/dlq, /metrics) listens on --http;
+with --api-token-file every route but those of --http-open needs a bearer token, and
+without one the API is served on a loopback address only.
 SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -51,6 +53,12 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.StringVar(&cfg.NATSListen, "nats-listen", "127.0.0.1:4222", "HOST:PORT of the embedded NATS server")
 	f.StringVar(&cfg.DataDir, "data-dir", "data", "directory of the embedded server's JetStream files")
 	f.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "HOST:PORT of the HTTP API")
+	f.StringVar(&cfg.API.TokenFile, "api-token-file", "", `bearer tokens of the HTTP API, one "SCOPE TOKEN" per line, SCOPE read or write (default: no authentication, loopback only)`)
+	f.StringSliceVar(&cfg.API.Open, "http-open", []string{gateway.OpenHealthz}, `routes served without a token: healthz, metrics ("" for none)`)
+	f.BoolVar(&cfg.API.NoAuth, "http-no-auth", false, "serve the HTTP API without tokens on an address other than loopback, on purpose")
+	f.StringVar(&cfg.API.TLSCert, "http-tls-cert", "", "PEM certificate of the HTTP API; with --http-tls-key it serves HTTPS only")
+	f.StringVar(&cfg.API.TLSKey, "http-tls-key", "", "PEM private key of the HTTP API")
+	f.Int64Var(&cfg.API.MaxBody, "http-max-body", gateway.DefaultMaxBody, "largest HTTP request body accepted, in bytes")
 	f.IntVar(&cfg.MaxPayload, "max-payload", 1<<20, "largest raw output accepted, in bytes")
 	f.IntVar(&gcPercent, "gc-percent", gateway.DefaultGCPercent, "garbage collector target (as GOGC); a GOGC environment variable wins over the default")
 	f.IntVar(&cfg.Workers, "workers", 0, "raw outputs processed at once (default 32 × the number of CPUs, at most 128)")

@@ -7,7 +7,6 @@ package natstest
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -85,19 +84,14 @@ func Gateway(t testing.TB, srv *server.Server, configDir string, mutate ...func(
 	}
 	t.Cleanup(stop)
 
+	// Polled on the gateway rather than over HTTP: the test may require a
+	// token for /healthz, or TLS.
 	deadline := time.Now().Add(10 * time.Second)
-	client := &http.Client{Timeout: time.Second}
-	for {
-		resp, err := client.Get("http://" + g.HTTPAddr() + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return g, stop
-			}
-		}
+	for !g.Healthy() {
 		if time.Now().After(deadline) {
 			t.Fatalf("gateway not healthy after 10s")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return g, stop
 }
