@@ -15,7 +15,8 @@
 //
 // Every flag falls back to an environment variable: OPENAI_BASE_URL,
 // OPENAI_MODEL, OPENAI_API_KEY, AGENTGATE_NATS_URL, AGENTGATE_GATEWAY_URL,
-// AGENTGATE_AGENT, AGENTGATE_RUN_ID.
+// AGENTGATE_AGENT, AGENTGATE_RUN_ID. AGENTGATE_API_TOKEN is the bearer token
+// for a gateway started with --api-token-file (a read token is enough).
 package main
 
 import (
@@ -124,7 +125,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return exitError
 	}
 	defer nc.Close()
-	client, err := executor.New(executor.Config{Conn: nc, GatewayURL: *gatewayURL}, nil)
+	client, err := executor.New(executor.Config{Conn: nc, GatewayURL: *gatewayURL, APIToken: getenv("AGENTGATE_API_TOKEN")}, nil)
 	if err != nil {
 		complain(stderr, err)
 		return exitUsage
