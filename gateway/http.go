@@ -45,6 +45,9 @@ func (g *Gateway) routes(cfg APIConfig) http.Handler {
 	handle("GET /v1/agents/{name}/prompt", apiauth.Read, http.HandlerFunc(g.prompt))
 	handle("GET /v1/schemas", apiauth.Read, http.HandlerFunc(g.schemaList))
 	handle("GET /v1/schemas/{id...}", apiauth.Read, http.HandlerFunc(g.schema))
+	handle("GET /v1/dlq", apiauth.Read, http.HandlerFunc(g.dlqList))
+	handle("GET /v1/dlq/{seq}", apiauth.Read, http.HandlerFunc(g.dlqGet))
+	handle("POST /v1/dlq/{seq}/replay", apiauth.Write, http.HandlerFunc(g.dlqReplay))
 	handle("/", apiauth.Read, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, codeNotFound, "no route "+r.Method+" "+quote(r.URL.Path))
 	}))
@@ -64,8 +67,7 @@ func (g *Gateway) run(w http.ResponseWriter, r *http.Request) {
 	st, _, err := g.store.Get(r.Context(), id)
 	switch {
 	case err != nil:
-		g.cfg.Logger.Warn("HTTP API: reading run state", "run_id", id, "error", err)
-		writeError(w, http.StatusServiceUnavailable, codeUnavailable, "the run state cannot be read now")
+		g.unavailable(w, "reading the run state", err)
 	case st == nil:
 		writeError(w, http.StatusNotFound, codeNotFound, "unknown run "+quote(id))
 	default:
