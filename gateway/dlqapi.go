@@ -70,7 +70,12 @@ func (g *Gateway) dlqList(w http.ResponseWriter, r *http.Request) {
 	}
 	page := dlqPage{DeadLetters: []deadLetter{}, More: more}
 	for _, l := range letters {
-		page.DeadLetters = append(page.DeadLetters, deadLetter{Seq: l.Seq, DeadLetter: l.Data})
+		data, err := g.shown(r, l.Data)
+		if err != nil {
+			g.redactFailed(w, err)
+			return
+		}
+		page.DeadLetters = append(page.DeadLetters, deadLetter{Seq: l.Seq, DeadLetter: data})
 	}
 	writeJSON(w, http.StatusOK, page)
 }
@@ -78,9 +83,24 @@ func (g *Gateway) dlqList(w http.ResponseWriter, r *http.Request) {
 // dlqGet serves GET /v1/dlq/{seq}.
 func (g *Gateway) dlqGet(w http.ResponseWriter, r *http.Request) {
 	l, ok := g.letter(w, r)
-	if ok {
-		writeJSON(w, http.StatusOK, deadLetter{Seq: l.Seq, DeadLetter: l.Data})
+	if !ok {
+		return
 	}
+	data, err := g.shown(r, l.Data)
+	if err != nil {
+		g.redactFailed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, deadLetter{Seq: l.Seq, DeadLetter: data})
+}
+
+// shown is an outcome message as the caller may see it: masked for read
+// tokens.
+func (g *Gateway) shown(r *http.Request, data []byte) ([]byte, error) {
+	if seesSensitive(r) {
+		return data, nil
+	}
+	return g.redactor.Outcome(data)
 }
 
 // dlqReplay serves POST /v1/dlq/{seq}/replay: 202 once the raw output is

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentgate/agentgate/apiauth"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/redact"
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/schemas"
@@ -107,6 +108,7 @@ type Gateway struct {
 	http     *http.Server
 	httpLn   net.Listener
 	guard    *apiauth.Guard
+	redactor *redact.Redactor
 	natsURL  string
 	handler  *handlers.Handler
 	ncClosed chan struct{}
@@ -136,6 +138,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			return nil, fmt.Errorf("loading configuration %s: %w", cfg.ConfigDir, err)
 		}
 	}
+	g.redactor = redact.New(g.reg)
 	cfg.Logger.Info("registry loaded", "schemas", len(g.reg.Schemas()), "agents", len(g.reg.Blueprints()))
 
 	g.natsURL = cfg.NATSURL

@@ -21,6 +21,7 @@ const (
 	codePayloadTooLarge = "payload_too_large"
 	codeBadRequest      = "bad_request"
 	codeConflict        = "conflict"
+	codeInternal        = "internal"
 )
 
 // routes is the HTTP API of contract section 6, each route behind the
@@ -71,6 +72,12 @@ func (g *Gateway) run(w http.ResponseWriter, r *http.Request) {
 	case st == nil:
 		writeError(w, http.StatusNotFound, codeNotFound, "unknown run "+quote(id))
 	default:
+		if !seesSensitive(r) {
+			if st, err = g.redactor.RunState(st); err != nil {
+				g.redactFailed(w, err)
+				return
+			}
+		}
 		writeJSON(w, http.StatusOK, st)
 	}
 }
@@ -149,6 +156,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
+}
+
+// seesSensitive reports whether the caller may see the members schemas
+// mark "x-sensitive": write tokens may, read tokens may not.
+func seesSensitive(r *http.Request) bool { return apiauth.ScopeFrom(r.Context()) >= apiauth.Write }
+
+// redactFailed answers 500 when a message could not be masked: it fails
+// closed, showing nothing.
+func (g *Gateway) redactFailed(w http.ResponseWriter, err error) {
+	g.cfg.Logger.Error("HTTP API: masking sensitive members", "error", err)
+	writeError(w, http.StatusInternalServerError, codeInternal, "the answer could not be masked for this token; see the gateway's log")
 }
 
 // apiError is the body of every error answer: a code for programs, a
