@@ -137,7 +137,7 @@ func (r *Redactor) Outcome(data []byte) ([]byte, error) {
 	}
 	if n, ok := msg["normalizations"].([]any); ok {
 		for _, x := range n {
-			if m, ok := x.(map[string]any); ok && m["op"] == contract.OpCoerce && v.path(str(m["path"])) {
+			if m, ok := x.(map[string]any); ok && m["op"] == contract.OpCoerce && v.coercionShows(m) {
 				maskMembers(m, "from", "to", "detail")
 			}
 		}
@@ -168,10 +168,20 @@ func (v *view) validationError(e map[string]any) {
 	}
 	if list, ok := e["violations"].([]any); ok {
 		for _, x := range list {
-			if m, ok := x.(map[string]any); ok && v.path(str(m["path"])) {
-				if _, ok := m["received"]; ok {
-					m["received"] = Mask
-				}
+			m, ok := x.(map[string]any)
+			if !ok {
+				continue
+			}
+			path := str(m["path"])
+			hidden := v.path(path)
+			if received, ok := m["received"]; ok {
+				// A value at a plain path may still hold sensitive
+				// members (a wrong type at the root, say).
+				var changed bool
+				m["received"], changed = v.valueAt(path, received)
+				hidden = hidden || changed
+			}
+			if hidden {
 				m["message"] = Mask
 			}
 		}
@@ -184,6 +194,33 @@ func (v *view) validationError(e map[string]any) {
 			}
 		}
 	}
+}
+
+// coercionShows reports whether a coerce normalization's from, to or
+// detail may show a sensitive value: its path is sensitive, or one of the
+// values (JSON text, perhaps cut short) holds a sensitive member or cannot
+// be read whole.
+func (v *view) coercionShows(m map[string]any) bool {
+	path := str(m["path"])
+	if v.path(path) {
+		return true
+	}
+	for _, k := range []string{"from", "to"} {
+		text, ok := m[k].(string)
+		if !ok {
+			continue
+		}
+		var val any
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		if dec.Decode(&val) != nil || dec.More() {
+			return true
+		}
+		if _, changed := v.valueAt(path, val); changed {
+			return true
+		}
+	}
+	return false
 }
 
 // RunState returns the run state with its latest outcome masked as Outcome

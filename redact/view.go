@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -22,7 +24,8 @@ const maxDepth = 512
 // walking the schema alongside the document. Where the schema offers
 // several subschemas for a location (allOf, anyOf, oneOf, if/then/else,
 // patternProperties, additionalProperties, the items keywords), a location
-// is sensitive when any of them says so: it may mask more than needed,
+// is sensitive when any of them says so; an object or array where the
+// schema describes none is masked whole. It may mask more than needed,
 // never less.
 type view struct {
 	resolver *schemas.Schema  // resolves $ref (any schema of the registry)
@@ -137,21 +140,28 @@ func (v *view) children(nodes []map[string]any, seg segment) []map[string]any {
 // path reports whether the location at a contract JSONPath is sensitive
 // or lies inside a sensitive member.
 func (v *view) path(p string) bool {
+	_, sensitive := v.at(p)
+	return sensitive
+}
+
+// at returns the schema nodes that apply at a contract JSONPath, and
+// whether the location is sensitive or lies inside a sensitive member.
+func (v *view) at(p string) ([]map[string]any, bool) {
 	nodes := v.rootNodes()
 	segs := contract.SplitPath(p)
 	if len(segs) > maxDepth {
-		return true
+		return nil, true
 	}
 	for _, s := range segs {
 		if v.sensitive(nodes) {
-			return true
+			return nil, true
 		}
 		nodes = v.children(nodes, parseSegment(s))
 		if len(nodes) == 0 {
-			return false
+			return nil, false
 		}
 	}
-	return v.sensitive(nodes)
+	return nodes, v.sensitive(nodes)
 }
 
 // doc returns doc with every sensitive value replaced by Mask; doc itself
@@ -160,8 +170,28 @@ func (v *view) doc(doc any) any {
 	return v.mask(doc, v.rootNodes(), 0)
 }
 
+// valueAt returns a value found at path p (a violation's received value,
+// say) with what is sensitive in it masked, and whether anything was.
+func (v *view) valueAt(p string, val any) (any, bool) {
+	nodes, sensitive := v.at(p)
+	if sensitive {
+		return Mask, true
+	}
+	out := v.mask(val, nodes, len(contract.SplitPath(p)))
+	changed, _ := json.Marshal(out)
+	orig, _ := json.Marshal(val)
+	return out, !bytes.Equal(changed, orig)
+}
+
+// mask masks doc, found where nodes apply. An object or array the schema
+// does not describe there (an undeclared member, a value of another shape
+// than the schema's) is masked whole: it may hold anything.
 func (v *view) mask(doc any, nodes []map[string]any, depth int) any {
 	if len(nodes) == 0 {
+		switch doc.(type) {
+		case map[string]any, []any:
+			return Mask
+		}
 		return doc
 	}
 	if v.sensitive(nodes) || depth > maxDepth {
