@@ -86,10 +86,12 @@ func Gateway(t testing.TB, srv *server.Server, configDir string, mutate ...func(
 
 	// Polled on the gateway rather than over HTTP: the test may require a
 	// token for /healthz, or TLS.
-	deadline := time.Now().Add(10 * time.Second)
+	// Bounded generously: a loaded machine running every package's tests
+	// at once under -race is slow to start one.
+	deadline := time.Now().Add(30 * time.Second)
 	for !g.Healthy() {
 		if time.Now().After(deadline) {
-			t.Fatalf("gateway not healthy after 10s")
+			t.Fatalf("gateway not healthy after 30s")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
