@@ -12,8 +12,9 @@ import (
 	"github.com/agentgate/agentgate/schemas"
 )
 
-// Secrets in the outputs below; none may survive redaction.
-var secrets = []string{"123-45-6789", "12-34", "4111111111111111", "5500000000000004", "tok-very-secret", "87"}
+// Secrets in the outputs below; none may survive redaction. (The age, 87,
+// could occur in a timestamp: its masking is checked by "age":"[redacted]".)
+var secrets = []string{"123-45-6789", "12-34", "4111111111111111", "5500000000000004", "tok-very-secret"}
 
 // decide runs a raw output of account-agent through the real pipeline and
 // returns the outcome message the gateway would publish.
