@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"time"
 
@@ -118,6 +119,9 @@ func (g *Gateway) newAPI(cfg APIConfig, addr string) (*http.Server, net.Listener
 		var err error
 		if tokens, err = apiauth.LoadFile(cfg.TokenFile); err != nil {
 			return nil, nil, fmt.Errorf("gateway: %w", err)
+		}
+		if fi, err := os.Stat(cfg.TokenFile); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			g.cfg.Logger.Warn("the API token file can be read by other users (chmod 600 it)", "file", cfg.TokenFile, "mode", fi.Mode().Perm().String())
 		}
 	}
 	g.guard = apiauth.NewGuard(tokens, writeError)

@@ -107,6 +107,7 @@ func TestHTTPAPI_tokensAndScopes(t *testing.T) {
 		{"GET", "/v1/schemas", "", 401, "unauthorized"},
 		{"GET", "/v1/no-such-route", "", 401, "unauthorized"},
 		{"GET", "/v1/no-such-route", readToken, 404, "not_found"},
+		{"GET", "/v1/runs/" + strings.Repeat("x", 2000), readToken, 404, "not_found"},
 	}
 	for _, tt := range tests {
 		r := call(t, nil, base, tt.method, tt.path, tt.token, nil)
@@ -117,8 +118,8 @@ func TestHTTPAPI_tokensAndScopes(t *testing.T) {
 		if tt.wantCode == "" {
 			continue
 		}
-		if code, _ := r.errorBody(t); code != tt.wantCode {
-			t.Errorf("%s %s: error %q, want %q", tt.method, tt.path, code, tt.wantCode)
+		if code, msg := r.errorBody(t); code != tt.wantCode || len(msg) > 200 {
+			t.Errorf("%s %s: error %q (message of %d bytes), want %q", tt.method, tt.path, code, len(msg), tt.wantCode)
 		}
 		if ct := r.header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("%s %s: Content-Type %q", tt.method, tt.path, ct)
