@@ -185,3 +185,29 @@ func TestPublish_finishedRunAnswersAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// The README's tour with the files it ships: the drifted review validates
+// offline, and the bad review published twice to run-4 becomes the dead
+// letter that `dlq show run-4` prints.
+func TestReadme_tourFiles(t *testing.T) {
+	if out, code := run(t, "", "validate", "--agent", "pr-reviewer", examples+"/outputs/review.txt"); code != 0 || !strings.Contains(out, `"normalized":true`) {
+		t.Errorf("validate review.txt: exit %d: %s", code, out)
+	}
+	if out, code := run(t, "", "validate", "--agent", "pr-reviewer", examples+"/outputs/bad-review.txt"); code != 1 || !strings.Contains(out, `"retry_requested"`) {
+		t.Errorf("validate bad-review.txt: exit %d: %s", code, out)
+	}
+	srv := natstest.Server(t)
+	url := srv.ClientURL()
+	startGateway(t, srv, nil)
+	want := []string{`"event_type":"retry_requested"`, `"output_schema_validation_failed"`}
+	for i, w := range want {
+		out, code := run(t, "", "publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", "run-4", examples+"/outputs/bad-review.txt")
+		if code != 1 || !strings.Contains(out, w) {
+			t.Fatalf("publish %d: exit %d: %s", i+1, code, out)
+		}
+	}
+	show, code := run(t, "", "dlq", "show", "--nats-url", url, "run-4")
+	if code != 0 || !strings.Contains(show, `"type": "output_schema_validation_failed"`) {
+		t.Errorf("dlq show run-4: exit %d: %s", code, show)
+	}
+}
