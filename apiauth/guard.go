@@ -17,9 +17,10 @@ const (
 	CodeForbidden = "forbidden"
 )
 
-// DenyFunc writes a refusal: the status, the error code and a message for
-// people. The Guard has set WWW-Authenticate already.
-type DenyFunc func(w http.ResponseWriter, status int, code, message string)
+// DenyFunc writes the refusal of r: the status, the error code and a
+// message for people. The Guard has set WWW-Authenticate already. It may
+// log the refusal; the token is not given to it.
+type DenyFunc func(w http.ResponseWriter, r *http.Request, status int, code, message string)
 
 // Guard checks the bearer token of each request it wraps.
 type Guard struct {
@@ -52,17 +53,17 @@ func (g *Guard) Require(min Scope, next http.Handler) http.Handler {
 		token, ok := bearer(r)
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="agentgate"`)
-			g.deny(w, http.StatusUnauthorized, CodeUnauthorized, "this route needs an Authorization: Bearer <token> header")
+			g.deny(w, r, http.StatusUnauthorized, CodeUnauthorized, "this route needs an Authorization: Bearer <token> header")
 			return
 		}
 		scope, _ := g.tokens.Lookup(token)
 		switch {
 		case scope == None:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="agentgate", error="invalid_token"`)
-			g.deny(w, http.StatusUnauthorized, CodeInvalidToken, "the bearer token is not valid")
+			g.deny(w, r, http.StatusUnauthorized, CodeInvalidToken, "the bearer token is not valid")
 		case scope < min:
 			w.Header().Set("WWW-Authenticate", `Bearer realm="agentgate", error="insufficient_scope", scope="`+min.String()+`"`)
-			g.deny(w, http.StatusForbidden, CodeForbidden, "this route needs a token with the "+min.String()+" scope")
+			g.deny(w, r, http.StatusForbidden, CodeForbidden, "this route needs a token with the "+min.String()+" scope")
 		default:
 			next.ServeHTTP(w, r.WithContext(withScope(r.Context(), scope)))
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/agentgate/agentgate/apiauth"
 )
 
-func deny(w http.ResponseWriter, status int, code, message string) {
+func deny(w http.ResponseWriter, _ *http.Request, status int, code, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "message": message})

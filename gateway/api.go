@@ -124,7 +124,7 @@ func (g *Gateway) newAPI(cfg APIConfig, addr string) (*http.Server, net.Listener
 			g.cfg.Logger.Warn("the API token file can be read by other users (chmod 600 it)", "file", cfg.TokenFile, "mode", fi.Mode().Perm().String())
 		}
 	}
-	g.guard = apiauth.NewGuard(tokens, writeError)
+	g.guard = apiauth.NewGuard(tokens, g.deny)
 	var tlsCfg *tls.Config
 	if cfg.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
@@ -160,6 +160,18 @@ func (g *Gateway) newAPI(cfg APIConfig, addr string) (*http.Server, net.Listener
 	}
 	g.cfg.Logger.Info("HTTP API", "scheme", scheme, "tokens", tokens.Len(), "open", cfg.Open)
 	return srv, ln, nil
+}
+
+// deny answers a request the token check refused, and logs it (the
+// caller's address and the route, never the token) for audit.
+func (g *Gateway) deny(w http.ResponseWriter, r *http.Request, status int, code, message string) {
+	path := r.URL.Path
+	if len(path) > 256 {
+		path = path[:256] + "..."
+	}
+	g.cfg.Logger.Info("HTTP API request refused", "status", status, "error", code,
+		"method", r.Method, "path", path, "remote", r.RemoteAddr)
+	writeError(w, status, code, message)
 }
 
 // isOpen reports whether route is served without a token.

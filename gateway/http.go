@@ -176,7 +176,7 @@ type apiError struct {
 	Message string `json:"message"`
 }
 
-// writeError answers with an apiError; its signature is apiauth.DenyFunc.
+// writeError answers with an apiError.
 func writeError(w http.ResponseWriter, status int, code, message string) {
 	writeJSON(w, status, apiError{Error: code, Message: message})
 }

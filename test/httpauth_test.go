@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -88,7 +89,10 @@ func call(t *testing.T, client *http.Client, base, method, path, token string, b
 func TestHTTPAPI_tokensAndScopes(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	g := startGateway(t, b, withTokens(t))
+	var logs syncBuffer
+	g := startGateway(t, b, withTokens(t), func(c *gateway.Config) {
+		c.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	})
 	base := "http://" + g.HTTPAddr()
 	tests := []struct {
 		method, path, token string
@@ -127,6 +131,19 @@ func TestHTTPAPI_tokensAndScopes(t *testing.T) {
 		if r.status == 401 && !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("%s %s: 401 without WWW-Authenticate: Bearer", tt.method, tt.path)
 		}
+	}
+	// Refusals are logged for audit, without the token.
+	refused := 0
+	for _, tt := range tests {
+		if tt.want == 401 || tt.want == 403 {
+			refused++
+		}
+	}
+	if n := strings.Count(logs.String(), `"msg":"HTTP API request refused"`); n != refused {
+		t.Errorf("%d refusals logged, want %d:\n%s", n, refused, logs.String())
+	}
+	if strings.Contains(logs.String(), "not-a-token-0123456789") {
+		t.Error("the log shows a token")
 	}
 }
 
