@@ -39,6 +39,10 @@ type Config struct {
 	// GatewayURL is the base URL of the gateway's HTTP API (default
 	// DefaultGatewayURL). Run reads the agent's blueprint and prompt there.
 	GatewayURL string
+	// APIToken is sent as "Authorization: Bearer <APIToken>" on every
+	// request to the HTTP API; a read token is enough. Empty: none (for a
+	// gateway without --api-token-file).
+	APIToken string
 	// HTTPClient makes the HTTP requests (default: a client of its own;
 	// each request is bounded by RequestTimeout either way).
 	HTTPClient *http.Client
@@ -171,6 +175,9 @@ func (c *Client) get(ctx context.Context, path, agent string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.cfg.GatewayURL+path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("executor: GET %s: %w", path, err)
+	}
+	if c.cfg.APIToken != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIToken)
 	}
 	resp, err := c.cfg.HTTPClient.Do(req)
 	if err != nil {

@@ -2,12 +2,16 @@ package executor_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentgate/agentgate/executor"
+	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/internal/natstest"
 )
 
 func TestNew_badConfig(t *testing.T) {
@@ -52,5 +56,32 @@ func TestSystemPrompt(t *testing.T) {
 	}
 	if _, err := ag.client.SystemPrompt(ctx, "nobody"); !errors.Is(err, executor.ErrUnknownAgent) {
 		t.Errorf("unknown agent: err = %v", err)
+	}
+}
+
+// A gateway that requires tokens answers the client that has one, and
+// refuses the one that has none with a clear error.
+func TestSystemPrompt_apiToken(t *testing.T) {
+	t.Parallel()
+	const token = "read-token-for-executor"
+	file := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(file, []byte("read "+token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv := natstest.Server(t)
+	g, _ := natstest.Gateway(t, srv, "../examples", func(c *gateway.Config) { c.API.TokenFile = file })
+	nc, _ := natstest.Connect(t, srv)
+	for _, tt := range []struct {
+		token   string
+		wantErr error
+	}{{token, nil}, {"", executor.ErrGateway}} {
+		c, err := executor.New(executor.Config{Conn: nc, GatewayURL: "http://" + g.HTTPAddr(), APIToken: tt.token}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.SystemPrompt(testCtx(t), "pr-reviewer")
+		if !errors.Is(err, tt.wantErr) || (err != nil && !strings.Contains(err.Error(), "401")) {
+			t.Errorf("token %q: err = %v, want %v", tt.token, err, tt.wantErr)
+		}
 	}
 }

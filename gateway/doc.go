@@ -1,6 +1,7 @@
 // Package gateway assembles a running agentgate: the registry, the NATS
 // connection (to an embedded server or an external cluster), the streams
-// and run-state bucket, the Watermill router, the HTTP API and the
-// Prometheus metrics. `agentgate serve` is a thin shell around it, and the
-// end-to-end tests start it the same way.
+// and run-state bucket, the Watermill router, the HTTP API (its tokens
+// checked by apiauth, sensitive members masked by redact, dead letters
+// served through dlq) and the Prometheus metrics. `agentgate serve` is a
+// thin shell around it, and the end-to-end tests start it the same way.
 package gateway

@@ -17,8 +17,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentgate/agentgate/apiauth"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/natsconn"
+	"github.com/agentgate/agentgate/redact"
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/schemas"
@@ -57,6 +59,9 @@ type Config struct {
 	// HTTPAddr is where the HTTP API listens (default 127.0.0.1:8080; port
 	// 0 picks a free one).
 	HTTPAddr string
+	// API secures and bounds the HTTP API: tokens, open routes, TLS,
+	// limits and timeouts.
+	API APIConfig
 	// MaxPayload is the largest raw output accepted (default 1 MiB).
 	MaxPayload int
 	// Streams tunes the streams and bucket.
@@ -94,6 +99,7 @@ func (c *Config) setDefaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	c.API.setDefaults()
 }
 
 // Validate reports every problem with the configuration.
@@ -105,6 +111,7 @@ func (c Config) Validate() error {
 	if c.MaxPayload < 0 {
 		errs = append(errs, fmt.Errorf("%w: negative max payload", ErrBadConfig))
 	}
+	errs = append(errs, c.API.Validate(c.HTTPAddr))
 	return errors.Join(errs...)
 }
 
@@ -120,6 +127,8 @@ type Gateway struct {
 	metrics    *Metrics
 	http       *http.Server
 	httpLn     net.Listener
+	guard      *apiauth.Guard
+	redactor   *redact.Redactor
 	natsURL    string
 	signingKey string
 	handler    *handlers.Handler
@@ -151,6 +160,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			return nil, fmt.Errorf("loading configuration %s: %w", cfg.ConfigDir, err)
 		}
 	}
+	g.redactor = redact.New(g.reg)
 	cfg.Logger.Info("registry loaded", "schemas", len(g.reg.Schemas()), "agents", len(g.reg.Blueprints()))
 
 	if cfg.NATSURL != "" {
@@ -231,10 +241,9 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if g.twins, err = g.newTwins(); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	if g.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
-		return nil, fmt.Errorf("gateway: HTTP listener: %w", err)
+	if g.http, g.httpLn, err = g.newAPI(cfg.API, cfg.HTTPAddr); err != nil {
+		return nil, err
 	}
-	g.http = &http.Server{Handler: g.routes(), ReadHeaderTimeout: 10 * time.Second}
 	return g, nil
 }
 
@@ -267,6 +276,10 @@ func (g *Gateway) NATSURL() string { return g.natsURL }
 
 // HTTPAddr is the address the HTTP API listens on.
 func (g *Gateway) HTTPAddr() string { return g.httpLn.Addr().String() }
+
+// Healthy reports what GET /healthz answers: the gateway is processing
+// and connected to NATS.
+func (g *Gateway) Healthy() bool { return g.ready.Load() && g.nc.Status() == nats.CONNECTED }
 
 // Registry is the loaded registry.
 func (g *Gateway) Registry() *schemas.Registry { return g.reg }

@@ -4,30 +4,59 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 
-	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/agentgate/agentgate/apiauth"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/schemas"
 )
 
-// routes is the HTTP API of contract section 6.
-func (g *Gateway) routes() http.Handler {
+// Error codes of the API's JSON errors (contract section 6), beside
+// apiauth's.
+const (
+	codeNotFound        = "not_found"
+	codeUnavailable     = "unavailable"
+	codePayloadTooLarge = "payload_too_large"
+	codeBadRequest      = "bad_request"
+	codeConflict        = "conflict"
+	codeInternal        = "internal"
+)
+
+// routes is the HTTP API of contract section 6, each route behind the
+// token scope it needs.
+func (g *Gateway) routes(cfg APIConfig) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", g.healthz)
-	mux.HandleFunc("GET /v1/runs/{run_id}", g.run)
-	mux.HandleFunc("GET /v1/agents", g.agents)
-	mux.HandleFunc("GET /v1/agents/{name}", g.agent)
-	mux.HandleFunc("GET /v1/agents/{name}/prompt", g.prompt)
-	mux.HandleFunc("GET /v1/schemas", g.schemaList)
-	mux.HandleFunc("GET /v1/schemas/{id...}", g.schema)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.Registry(), promhttp.HandlerOpts{}))
+	handle := func(pattern string, scope apiauth.Scope, h http.Handler) {
+		mux.Handle(pattern, g.guard.Require(scope, h))
+	}
+	maybeOpen := func(route, pattern string, h http.Handler) {
+		if cfg.isOpen(route) {
+			mux.Handle(pattern, h)
+			return
+		}
+		handle(pattern, apiauth.Read, h)
+	}
+	maybeOpen(OpenHealthz, "GET /healthz", http.HandlerFunc(g.healthz))
+	maybeOpen(OpenMetrics, "GET /metrics", promhttp.HandlerFor(g.metrics.Registry(), promhttp.HandlerOpts{}))
+	handle("GET /v1/runs/{run_id}", apiauth.Read, http.HandlerFunc(g.run))
+	handle("GET /v1/agents", apiauth.Read, http.HandlerFunc(g.agents))
+	handle("GET /v1/agents/{name}", apiauth.Read, http.HandlerFunc(g.agent))
+	handle("GET /v1/agents/{name}/prompt", apiauth.Read, http.HandlerFunc(g.prompt))
+	handle("GET /v1/schemas", apiauth.Read, http.HandlerFunc(g.schemaList))
+	handle("GET /v1/schemas/{id...}", apiauth.Read, http.HandlerFunc(g.schema))
+	handle("GET /v1/dlq", apiauth.Read, http.HandlerFunc(g.dlqList))
+	handle("GET /v1/dlq/{seq}", apiauth.Read, http.HandlerFunc(g.dlqGet))
+	handle("POST /v1/dlq/{seq}/replay", apiauth.Write, http.HandlerFunc(g.dlqReplay))
+	handle("/", apiauth.Read, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, codeNotFound, "no route "+r.Method+" "+quote(r.URL.Path))
+	}))
 	return mux
 }
 
 func (g *Gateway) healthz(w http.ResponseWriter, _ *http.Request) {
-	if !g.ready.Load() || g.nc.Status() != nats.CONNECTED {
+	if !g.Healthy() {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "starting"})
 		return
 	}
@@ -39,10 +68,16 @@ func (g *Gateway) run(w http.ResponseWriter, r *http.Request) {
 	st, _, err := g.store.Get(r.Context(), id)
 	switch {
 	case err != nil:
-		writeError(w, http.StatusServiceUnavailable, "reading run state: "+err.Error())
+		g.unavailable(w, "reading the run state", err)
 	case st == nil:
-		writeError(w, http.StatusNotFound, "unknown run "+id)
+		writeError(w, http.StatusNotFound, codeNotFound, "unknown run "+quote(id))
 	default:
+		if !seesSensitive(r) {
+			if st, err = g.redactor.RunState(st); err != nil {
+				g.redactFailed(w, err)
+				return
+			}
+		}
 		writeJSON(w, http.StatusOK, st)
 	}
 }
@@ -54,7 +89,7 @@ func (g *Gateway) agents(w http.ResponseWriter, _ *http.Request) {
 func (g *Gateway) agent(w http.ResponseWriter, r *http.Request) {
 	bp, ok := g.reg.Blueprint(r.PathValue("name"))
 	if !ok {
-		writeError(w, http.StatusNotFound, "unknown agent "+r.PathValue("name"))
+		writeError(w, http.StatusNotFound, codeNotFound, "unknown agent "+quote(r.PathValue("name")))
 		return
 	}
 	writeJSON(w, http.StatusOK, bp)
@@ -63,7 +98,7 @@ func (g *Gateway) agent(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) prompt(w http.ResponseWriter, r *http.Request) {
 	bp, ok := g.reg.Blueprint(r.PathValue("name"))
 	if !ok {
-		writeError(w, http.StatusNotFound, "unknown agent "+r.PathValue("name"))
+		writeError(w, http.StatusNotFound, codeNotFound, "unknown agent "+quote(r.PathValue("name")))
 		return
 	}
 	text := handlers.AgentPrompt(bp)
@@ -102,7 +137,7 @@ func (g *Gateway) schema(w http.ResponseWriter, r *http.Request) {
 	}
 	s, ok := g.reg.Schema(id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "unknown schema "+id)
+		writeError(w, http.StatusNotFound, codeNotFound, "unknown schema "+quote(id))
 		return
 	}
 	w.Header().Set("Content-Type", "application/schema+json")
@@ -117,6 +152,34 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+// seesSensitive reports whether the caller may see the members schemas
+// mark "x-sensitive": write tokens may, read tokens may not.
+func seesSensitive(r *http.Request) bool { return apiauth.ScopeFrom(r.Context()) >= apiauth.Write }
+
+// redactFailed answers 500 when a message could not be masked: it fails
+// closed, showing nothing.
+func (g *Gateway) redactFailed(w http.ResponseWriter, err error) {
+	g.cfg.Logger.Error("HTTP API: masking sensitive members", "error", err)
+	writeError(w, http.StatusInternalServerError, codeInternal, "the answer could not be masked for this token; see the gateway's log")
+}
+
+// apiError is the body of every error answer: a code for programs, a
+// message for people. Messages never carry a raw output or a member's value.
+type apiError struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+// writeError answers with an apiError.
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	writeJSON(w, status, apiError{Error: code, Message: message})
+}
+
+// quote is a caller-given name as an error message shows it: quoted, and
+// cut at 128 bytes.
+func quote(s string) string {
+	if len(s) > 128 {
+		s = s[:128] + "..."
+	}
+	return strconv.Quote(s)
 }

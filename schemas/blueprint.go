@@ -464,7 +464,7 @@ func (l *loader) schemaOf(raw json.RawMessage, inlineID, source string) (*Schema
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
 		}
-		if errs := checkAliases(doc); len(errs) > 0 {
+		if errs := append(checkAliases(doc), checkSensitive(doc)...); len(errs) > 0 {
 			delete(l.reg.schemas, inlineID)
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, joinErrors(errs))
 		}

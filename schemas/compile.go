@@ -54,7 +54,7 @@ func (l *loader) schemaFile(p string) *Schema {
 		l.fail(file, err)
 		return nil
 	}
-	if errs := checkAliases(doc); len(errs) > 0 {
+	if errs := append(checkAliases(doc), checkSensitive(doc)...); len(errs) > 0 {
 		for _, err := range errs {
 			l.fail(file, err)
 		}

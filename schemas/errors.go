@@ -70,6 +70,10 @@ var (
 	// of the object also claims, or not a string.
 	ErrBadAlias = errors.New("invalid x-aliases")
 
+	// ErrBadSensitive is returned for an "x-sensitive" that is not a
+	// boolean.
+	ErrBadSensitive = errors.New("invalid x-sensitive")
+
 	// ErrUnknownSchema is returned for a blueprint whose output_schema names
 	// an $id that no schema file declares.
 	ErrUnknownSchema = errors.New("unknown schema")

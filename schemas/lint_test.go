@@ -62,6 +62,10 @@ func TestLint_errors(t *testing.T) {
 			"schemas/x.schema.json", schemas.ErrBadAlias, `$['$defs'].d.properties.a['x-aliases']: "a" is the property's own name`},
 		{"alias not a string", map[string]string{"schemas/x.schema.json": `{"$id": "https://t.dev/x/1.0.0", "properties": {"a": {"x-aliases": ["b", 3]}}}`},
 			"schemas/x.schema.json", schemas.ErrBadAlias, `$.properties.a['x-aliases'][1]: want a name, got integer`},
+		{"x-sensitive not a boolean", map[string]string{"schemas/x.schema.json": `{"$id": "https://t.dev/x/1.0.0", "properties": {"a": {"items": {"x-sensitive": "true"}}}}`},
+			"schemas/x.schema.json", schemas.ErrBadSensitive, `$.properties.a.items['x-sensitive']: want true or false, got string`},
+		{"inline x-sensitive not a boolean", map[string]string{"agents/a.json": `{"name": "a", "output_schema": {"properties": {"a": {"x-sensitive": 1}}}}`},
+			"agents/a.json", schemas.ErrBadSensitive, `x-sensitive']: want true or false, got integer`},
 		{"inline schema alias", map[string]string{"agents/a.json": `{"name": "a", "output_schema": {"properties": {"a": {"x-aliases": ["b"]}, "b": {}}}}`},
 			"agents/a.json", schemas.ErrBadAlias, `output_schema: invalid blueprint: invalid x-aliases: $.properties.a['x-aliases']: "b" collides`},
 	}

@@ -2,53 +2,17 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
-	"time"
 
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/dlq"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/subjects"
 )
-
-// deadLetter is one message of the dead-letter stream.
-type deadLetter struct {
-	Seq   uint64
-	Event contract.FailedEvent
-	Data  []byte
-}
-
-// deadLetters reads the dead letters, of one agent when agent is set, of
-// one run when run is set.
-func deadLetters(ctx context.Context, js jetstream.JetStream, agent, run string) ([]deadLetter, error) {
-	filter := ""
-	if agent != "" {
-		filter = subjects.DLQ(agent)
-	}
-	var out []deadLetter
-	err := readStream(ctx, js, subjects.StreamDLQ, filter, func(m jetstream.Msg) error {
-		if run != "" && m.Headers().Get(contract.HeaderRunID) != run {
-			return nil
-		}
-		meta, err := m.Metadata()
-		if err != nil {
-			return err
-		}
-		dl := deadLetter{Seq: meta.Sequence.Stream, Data: m.Data()}
-		if err := json.Unmarshal(m.Data(), &dl.Event); err != nil {
-			return fmt.Errorf("dead letter %d is not a failed event: %w", dl.Seq, err)
-		}
-		out = append(out, dl)
-		return nil
-	})
-	return out, err
-}
 
 func newDLQCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -75,7 +39,7 @@ func newDLQListCmd() *cobra.Command {
 				return err
 			}
 			defer nc.Close()
-			dls, err := deadLetters(cmd.Context(), js, agent, "")
+			dls, _, err := dlq.List(cmd.Context(), js, dlq.Query{Agent: agent})
 			if err != nil {
 				return exitCode{1, err}
 			}
@@ -107,7 +71,7 @@ func newDLQShowCmd() *cobra.Command {
 				return err
 			}
 			defer nc.Close()
-			dls, err := deadLetters(cmd.Context(), js, "", args[0])
+			dls, _, err := dlq.List(cmd.Context(), js, dlq.Query{Run: args[0]})
 			if err != nil {
 				return exitCode{1, err}
 			}
@@ -140,7 +104,7 @@ to process against its registry as it is now. The output carries a Replay-Of hea
 naming the dead letter: the gateway reopens the run for it on purpose and records the
 replay in the run's state, so a dead letter is replayed into its run at most once and
 a replay never produces a second valid result. Runs that have since completed or been
-refused are skipped. With --run the run's latest dead letter is replayed; with --all,
+refused, or into which that dead letter was replayed already, are skipped. With --run the run's latest dead letter is replayed; with --all,
 the latest dead letter of every run (of --agent only, if given).`,
 		Example: `  agentgate dlq replay --run run-7
   agentgate dlq replay --all --agent pr-reviewer`,
@@ -155,11 +119,11 @@ the latest dead letter of every run (of --agent only, if given).`,
 			}
 			defer nc.Close()
 			ctx := cmd.Context()
-			dls, err := deadLetters(ctx, js, agent, run)
+			dls, _, err := dlq.List(ctx, js, dlq.Query{Agent: agent, Run: run})
 			if err != nil {
 				return exitCode{1, err}
 			}
-			latest := map[string]deadLetter{}
+			latest := map[string]dlq.Letter{}
 			var order []string
 			for _, dl := range dls {
 				id := dl.Event.RunID
@@ -183,15 +147,13 @@ the latest dead letter of every run (of --agent only, if given).`,
 			replayed := 0
 			for _, id := range order {
 				dl := latest[id]
-				st, _, err := store.Get(ctx, id)
-				if err != nil {
+				if err := dlq.Replayable(ctx, store, dl); errors.Is(err, dlq.ErrNotReplayable) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "skipped: %v\n", err)
+					continue
+				} else if err != nil {
 					return exitCode{1, err}
 				}
-				if st != nil && (st.Status == contract.RunCompleted || st.Status == contract.RunRefused) {
-					fmt.Fprintf(cmd.ErrOrStderr(), "skipped run %s: it is %s\n", id, st.Status)
-					continue
-				}
-				if err := replay(ctx, js, dl); err != nil {
+				if _, err := dlq.Replay(ctx, js, dl); err != nil {
 					return exitCode{1, err}
 				}
 				replayed++
@@ -206,44 +168,4 @@ the latest dead letter of every run (of --agent only, if given).`,
 	cmd.Flags().BoolVar(&all, "all", false, "replay the latest dead letter of every run")
 	cmd.Flags().StringVar(&agent, "agent", "", "only this agent's dead letters")
 	return cmd
-}
-
-// replay publishes a dead letter's raw output again with its headers, a
-// Replay-Of header, and a Nats-Msg-Id of its own so that a replay sent
-// twice in a row is stored once.
-func replay(ctx context.Context, js jetstream.JetStream, dl deadLetter) error {
-	raw := dl.Event.Raw
-	payload, err := raw.Bytes()
-	if err != nil {
-		return fmt.Errorf("dead letter %d: decoding the kept payload: %w", dl.Seq, err)
-	}
-	if raw.Omitted {
-		m, err := js.Stream(ctx, raw.Stream)
-		if err != nil {
-			return err
-		}
-		orig, err := m.GetMsg(ctx, raw.Seq)
-		if err != nil {
-			return fmt.Errorf("dead letter %d: the raw output is no longer in %s at %d: %w", dl.Seq, raw.Stream, raw.Seq, err)
-		}
-		payload = orig.Data
-	}
-	msg := nats.NewMsg(raw.Subject)
-	msg.Data = payload
-	for k, vs := range raw.Headers {
-		if k == contract.HeaderMsgID || k == contract.HeaderReplayOf {
-			continue
-		}
-		for _, v := range vs {
-			msg.Header.Add(k, v)
-		}
-	}
-	msg.Header.Set(contract.HeaderReplayOf, strconv.FormatUint(dl.Seq, 10))
-	msg.Header.Set(contract.HeaderMsgID, "replay-"+strconv.FormatUint(dl.Seq, 10))
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if _, err := js.PublishMsg(pctx, msg); err != nil {
-		return fmt.Errorf("replaying dead letter %d: %w", dl.Seq, err)
-	}
-	return nil
 }

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -90,5 +94,120 @@ func TestOperator_dlqReplayAfterAFix(t *testing.T) {
 	}
 	if _, code := run(t, "", "runs", "show", "--nats-url", url, "no-such-run"); code != 1 {
 		t.Errorf("runs show of an unknown run: exit %d, want 1", code)
+	}
+}
+
+// runs show and tail --from-start print a run's outcomes by attempt, though
+// they come from different streams and often share a second.
+func TestOperator_outcomesInAttemptOrder(t *testing.T) {
+	srv := natstest.Server(t)
+	url := srv.ClientURL()
+	startGateway(t, srv, nil)
+	const runs = 4
+	bad := `{"summary":"ok","approval":"lgtm","comments":[]}`
+	for i := range runs {
+		for attempt := 1; attempt <= 2; attempt++ {
+			if out, code := run(t, bad, "publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", fmt.Sprintf("order-%d", i)); code != 1 {
+				t.Fatalf("publish: exit %d: %s", code, out)
+			}
+		}
+	}
+	attempts := regexp.MustCompile(`(?m)(order-\d+)\s+#(\d)`)
+	checkOrder := func(what, out string, wantLines int) {
+		t.Helper()
+		next := map[string]string{}
+		ms := attempts.FindAllStringSubmatch(out, -1)
+		for _, m := range ms {
+			if m[2] != next[m[1]] && !(next[m[1]] == "" && m[2] == "1") {
+				t.Errorf("%s: %s attempt %s out of order:\n%s", what, m[1], m[2], out)
+			}
+			next[m[1]] = "2"
+		}
+		if len(ms) != wantLines {
+			t.Errorf("%s: %d outcome lines, want %d:\n%s", what, len(ms), wantLines, out)
+		}
+	}
+	for i := range runs {
+		out, code := run(t, "", "runs", "show", "--nats-url", url, fmt.Sprintf("order-%d", i))
+		if code != 0 || !regexp.MustCompile(`(?s)#1  \$\.approval.*#2  output_schema_validation_failed`).MatchString(out) {
+			t.Errorf("runs show: exit %d:\n%s", code, out)
+		}
+		checkOrder("runs show", out, 2)
+	}
+	out, code := run(t, "", "tail", "--nats-url", url, "--from-start", "--count", fmt.Sprint(2*runs))
+	if code != 0 {
+		t.Fatalf("tail: exit %d: %s", code, out)
+	}
+	checkOrder("tail --from-start", out, 2*runs)
+}
+
+// Publishing again to a finished run (the tour re-run against an existing
+// ./data) says so at once and prints the recorded outcome, rather than
+// waiting for an outcome that cannot come.
+func TestPublish_finishedRunAnswersAtOnce(t *testing.T) {
+	srv := natstest.Server(t)
+	url := srv.ClientURL()
+	startGateway(t, srv, nil)
+	valid := `{"summary":"ok","approval":"approve","comments":[]}`
+	if out, code := run(t, valid, "publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", "again"); code != 0 {
+		t.Fatalf("first publish: exit %d: %s", code, out)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{"no attempt", nil, 0, `already finished (completed at attempt 1)`},
+		{"the finished attempt", []string{"--attempt", "1"}, 0, `already finished`},
+		{"a later attempt is published and dead-lettered", []string{"--attempt", "2"}, 1, `run_already_completed`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := newRootCmd()
+			var out, errOut bytes.Buffer
+			cmd.SetArgs(append([]string{"publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", "again", "--wait", "1m"}, tt.args...))
+			cmd.SetIn(strings.NewReader(valid))
+			cmd.SetOut(&out)
+			cmd.SetErr(&errOut)
+			err := cmd.ExecuteContext(context.Background())
+			code := 0
+			var ec exitCode
+			if errors.As(err, &ec) {
+				code = ec.code
+			}
+			if code != tt.wantCode || !strings.Contains(errOut.String()+out.String(), tt.want) {
+				t.Errorf("exit %d, want %d; stderr:\n%s\nstdout:\n%s\nwant %q", code, tt.wantCode, errOut.String(), out.String(), tt.want)
+			}
+			if strings.Contains(errOut.String(), "no new outcome within") {
+				t.Errorf("waited out --wait:\n%s", errOut.String())
+			}
+		})
+	}
+}
+
+// The README's tour with the files it ships: the drifted review validates
+// offline, and the bad review published twice to run-4 becomes the dead
+// letter that `dlq show run-4` prints.
+func TestReadme_tourFiles(t *testing.T) {
+	if out, code := run(t, "", "validate", "--agent", "pr-reviewer", examples+"/outputs/review.txt"); code != 0 || !strings.Contains(out, `"normalized":true`) {
+		t.Errorf("validate review.txt: exit %d: %s", code, out)
+	}
+	if out, code := run(t, "", "validate", "--agent", "pr-reviewer", examples+"/outputs/bad-review.txt"); code != 1 || !strings.Contains(out, `"retry_requested"`) {
+		t.Errorf("validate bad-review.txt: exit %d: %s", code, out)
+	}
+	srv := natstest.Server(t)
+	url := srv.ClientURL()
+	startGateway(t, srv, nil)
+	want := []string{`"event_type":"retry_requested"`, `"output_schema_validation_failed"`}
+	for i, w := range want {
+		out, code := run(t, "", "publish", "--nats-url", url, "--agent", "pr-reviewer", "--run", "run-4", examples+"/outputs/bad-review.txt")
+		if code != 1 || !strings.Contains(out, w) {
+			t.Fatalf("publish %d: exit %d: %s", i+1, code, out)
+		}
+	}
+	show, code := run(t, "", "dlq", "show", "--nats-url", url, "run-4")
+	if code != 0 || !strings.Contains(show, `"type": "output_schema_validation_failed"`) {
+		t.Errorf("dlq show run-4: exit %d: %s", code, show)
 	}
 }

@@ -32,6 +32,10 @@ func newPublishCmd() *cobra.Command {
 NATS, then wait (at most --wait) for its outcome and print the outcome message.
 Reads FILE, or standard input when FILE is - or absent.
 
+A run that already has its final outcome (for the --attempt given, or for any
+attempt when none is) is not published again: its recorded outcome is printed at
+once.
+
 Exit status: 0 when the outcome is valid, 1 for any other outcome or when none
 came in time, 2 on a usage or connection error.`,
 		Example: `  agentgate publish --agent pr-reviewer --run run-1 review.txt
@@ -75,6 +79,11 @@ came in time, 2 on a usage or connection error.`,
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), wait)
 			defer cancel()
+			if st := finishedRun(ctx, js, runID, attempt); st != nil {
+				// Nothing new would come: the gateway answers an attempt once.
+				fmt.Fprintf(cmd.ErrOrStderr(), "run %q is already finished (%s at attempt %d); nothing published. Its recorded outcome:\n", runID, st.Status, st.Attempts)
+				return printRecorded(cmd, st)
+			}
 			ack, err := js.PublishMsg(ctx, msg)
 			if err != nil {
 				return exitCode{2, fmt.Errorf("publishing to %s: %w", msg.Subject, err)}
@@ -111,6 +120,22 @@ came in time, 2 on a usage or connection error.`,
 	return cmd
 }
 
+// finishedRun is the run's state when the run has already reached its final
+// outcome for the attempt asked for (0: the next one), so that publishing
+// would bring no new outcome; nil otherwise, or when the state cannot be
+// read (the gateway then answers as usual).
+func finishedRun(ctx context.Context, js jetstream.JetStream, runID string, attempt int) *contract.RunState {
+	kv, err := js.KeyValue(ctx, subjects.RunsBucket)
+	if err != nil {
+		return nil
+	}
+	st, _, err := runstate.New(kv).Get(ctx, runID)
+	if err != nil || st == nil || !st.Status.Finished() || attempt > st.Attempts {
+		return nil
+	}
+	return st
+}
+
 // recordedOutcome prints the run's recorded outcome when no new one came:
 // the attempt may already have had one.
 func recordedOutcome(cmd *cobra.Command, js jetstream.JetStream, runID string, wait time.Duration) error {
@@ -121,12 +146,18 @@ func recordedOutcome(cmd *cobra.Command, js jetstream.JetStream, runID string, w
 		var st *contract.RunState
 		if st, _, err = runstate.New(kv).Get(ctx, runID); err == nil && st != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "no new outcome within %s; the run's recorded outcome (attempt %d, %s):\n", wait, st.Attempts, st.Status)
-			fmt.Fprintln(cmd.OutOrStdout(), string(st.Outcome))
-			if st.Status == contract.RunCompleted {
-				return nil
-			}
-			return exitCode{code: 1}
+			return printRecorded(cmd, st)
 		}
 	}
 	return exitCode{1, errors.Join(fmt.Errorf("no outcome for run %q within %s (is agentgate serve running?)", runID, wait), err)}
+}
+
+// printRecorded prints a run's recorded outcome and exits as publish does
+// for that outcome.
+func printRecorded(cmd *cobra.Command, st *contract.RunState) error {
+	fmt.Fprintln(cmd.OutOrStdout(), string(st.Outcome))
+	if st.Status == contract.RunCompleted {
+		return nil
+	}
+	return exitCode{code: 1}
 }

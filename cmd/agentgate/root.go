@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 
@@ -35,8 +34,6 @@ upper case with _ for - (for example AGENTGATE_NATS_URL).`,
 			return flagsFromEnv(cmd)
 		},
 	}
-	root.PersistentFlags().String("log-level", "info", "log level: debug, info, warn, error")
-	root.PersistentFlags().String("log-format", "text", "log format: text or json")
 	root.AddCommand(newServeCmd(), newValidateCmd(), newPublishCmd(), newTailCmd(), newDLQCmd(), newRunsCmd(), newSchemaCmd(), newVersionCmd(), newHealthCmd())
 	root.SetVersionTemplate("{{.Version}}\n")
 	return root
@@ -77,21 +74,4 @@ func flagsFromEnv(cmd *cobra.Command) error {
 		return exitCode{2, fmt.Errorf("bad environment: %s", strings.Join(errs, "; "))}
 	}
 	return nil
-}
-
-func newLogger(cmd *cobra.Command) (*slog.Logger, error) {
-	lvl, _ := cmd.Flags().GetString("log-level")
-	format, _ := cmd.Flags().GetString("log-format")
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(lvl)); err != nil {
-		return nil, exitCode{2, fmt.Errorf("--log-level %q: want debug, info, warn or error", lvl)}
-	}
-	opts := &slog.HandlerOptions{Level: level}
-	switch format {
-	case "text":
-		return slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), opts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), opts)), nil
-	}
-	return nil, exitCode{2, fmt.Errorf("--log-format %q: want text or json", format)}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
@@ -23,7 +22,7 @@ func newRunsCmd() *cobra.Command {
 		Use:   "show RUN",
 		Short: "Print a run's state and every outcome it had",
 		Long: `Print the run's state from the key-value store (status, attempts, latest outcome),
-then one line for each outcome published for it, oldest first.`,
+then one line for each outcome published for it, in order of attempt.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			nc, js, err := connect(cmd, "runs")
@@ -48,14 +47,12 @@ then one line for each outcome published for it, oldest first.`,
 			_ = json.Indent(&out, b, "", "  ")
 			fmt.Fprintln(cmd.OutOrStdout(), out.String())
 
-			// Each line starts with its RFC 3339 UTC timestamp, so sorting
-			// the lines orders the outcomes in time across the streams.
-			var lines []string
+			var outcomes []storedOutcome
 			for _, name := range []string{"valid", "retry", "refused", "dlq"} {
 				src := tailStreams[name]
 				err := readStream(ctx, js, src.stream, src.prefix+"."+st.AgentID, func(m jetstream.Msg) error {
 					if m.Headers().Get(contract.HeaderRunID) == st.RunID {
-						lines = append(lines, describe(name, m.Data()))
+						outcomes = append(outcomes, newStoredOutcome(name, m))
 					}
 					return nil
 				})
@@ -63,10 +60,10 @@ then one line for each outcome published for it, oldest first.`,
 					return exitCode{1, err}
 				}
 			}
-			slices.Sort(lines)
-			fmt.Fprintf(cmd.OutOrStdout(), "\n%d outcome(s):\n", len(lines))
-			for _, l := range lines {
-				fmt.Fprintln(cmd.OutOrStdout(), "  "+l)
+			orderOutcomes(outcomes)
+			fmt.Fprintf(cmd.OutOrStdout(), "\n%d outcome(s):\n", len(outcomes))
+			for _, o := range outcomes {
+				fmt.Fprintln(cmd.OutOrStdout(), "  "+describe(o.outcome, o.data))
 			}
 			return nil
 		},

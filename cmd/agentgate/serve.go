@@ -19,7 +19,9 @@ func newServeCmd() *cobra.Command {
 (127.0.0.1:4222, files under ./data) and serves the bundled example configuration;
 --server (or NATS_URL, or --context) connects to an existing NATS deployment
 instead, with the credentials and TLS options the nats CLI takes. The HTTP API
-(/healthz, /v1/runs, /v1/agents, /v1/schemas, /metrics) listens on --http.
+(/healthz, /v1/runs, /v1/agents, /v1/schemas, /v1/dlq, /metrics) listens on --http;
+with --api-token-file every route but those of --http-open needs a bearer token, and
+without one the API is served on a loopback address only.
 SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -57,6 +59,12 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.StringVar(&cfg.NATSListen, "nats-listen", "127.0.0.1:4222", "HOST:PORT of the embedded NATS server")
 	f.StringVar(&cfg.DataDir, "data-dir", "data", "directory of the embedded server's JetStream files")
 	f.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "HOST:PORT of the HTTP API")
+	f.StringVar(&cfg.API.TokenFile, "api-token-file", "", `bearer tokens of the HTTP API, one "SCOPE TOKEN" per line, SCOPE read or write (default: no authentication, loopback only)`)
+	f.StringSliceVar(&cfg.API.Open, "http-open", []string{gateway.OpenHealthz}, `routes served without a token: healthz, metrics ("" for none)`)
+	f.BoolVar(&cfg.API.NoAuth, "http-no-auth", false, "serve the HTTP API without tokens on an address other than loopback, on purpose")
+	f.StringVar(&cfg.API.TLSCert, "http-tls-cert", "", "PEM certificate of the HTTP API; with --http-tls-key it serves HTTPS only")
+	f.StringVar(&cfg.API.TLSKey, "http-tls-key", "", "PEM private key of the HTTP API")
+	f.Int64Var(&cfg.API.MaxBody, "http-max-body", gateway.DefaultMaxBody, "largest HTTP request body accepted, in bytes")
 	f.IntVar(&cfg.MaxPayload, "max-payload", 1<<20, "largest raw output accepted, in bytes")
 	f.IntVar(&gcPercent, "gc-percent", gateway.DefaultGCPercent, "garbage collector target (as GOGC); a GOGC environment variable wins over the default")
 	f.IntVar(&cfg.Workers, "workers", 0, "raw outputs processed at once (default 32 × the number of CPUs, at most 128)")
@@ -66,5 +74,6 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.DurationVar(&cfg.GateIdle, "gate-idle", agentproto.DefaultIdle, "gated twins: how long an upstream agent's response stream may go without a chunk before the attempt fails")
 	f.DurationVar(&cfg.GateHeartbeat, "gate-heartbeat", agentproto.DefaultHeartbeat, "gated twins: heartbeat interval (at least 1s)")
 	f.DurationVar(&cfg.GateDiscoveryWait, "gate-discovery-wait", agentproto.DefaultDiscoveryWait, "gated twins: how long one discovery of an upstream agent collects replies")
+	addLogFlags(cmd)
 	return cmd
 }

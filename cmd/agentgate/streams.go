@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/internal/streamread"
 	"github.com/agentgate/agentgate/natsconn"
 )
 
@@ -44,41 +44,7 @@ func addNATSFlag(cmd *cobra.Command) {
 // filter ("" for all), oldest first, up to the last message the stream held
 // when it was called: it never waits for new ones.
 func readStream(ctx context.Context, js jetstream.JetStream, stream, filter string, fn func(jetstream.Msg) error) error {
-	s, err := js.Stream(ctx, stream)
-	if err != nil {
-		return fmt.Errorf("stream %s: %w", stream, err)
-	}
-	last := s.CachedInfo().State.LastSeq
-	if s.CachedInfo().State.Msgs == 0 {
-		return nil
-	}
-	cfg := jetstream.OrderedConsumerConfig{}
-	if filter != "" {
-		cfg.FilterSubjects = []string{filter}
-	}
-	c, err := s.OrderedConsumer(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", stream, err)
-	}
-	for {
-		msg, err := c.Next(jetstream.FetchMaxWait(2 * time.Second))
-		if errors.Is(err, jetstream.ErrNoMessages) || errors.Is(err, nats.ErrTimeout) {
-			return nil // nothing more matches the filter
-		}
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", stream, err)
-		}
-		meta, err := msg.Metadata()
-		if err != nil {
-			return err
-		}
-		if err := fn(msg); err != nil {
-			return err
-		}
-		if meta.Sequence.Stream >= last || meta.NumPending == 0 {
-			return nil
-		}
-	}
+	return streamread.Read(ctx, js, stream, filter, 0, func(m jetstream.Msg) (bool, error) { return true, fn(m) })
 }
 
 // event is any outcome message, decoded far enough to describe it.

@@ -7,7 +7,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
-	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/subjects"
 )
 
@@ -31,7 +30,9 @@ func newTailCmd() *cobra.Command {
 		Short: "Follow outcomes as they arrive",
 		Long: `Follow the gateway's outcomes as they are published, one readable line each
 (time, outcome, agent, run, attempt, and the first violation or the error), or the
-full JSON with --json. Stops on Ctrl-C, or after --count outcomes.`,
+full JSON with --json. With --from-start the outcomes already stored come first, in
+the order they happened (a run's outcomes by attempt). Stops on Ctrl-C, or after
+--count outcomes.`,
 		Example: `  agentgate tail
   agentgate tail dlq --agent pr-reviewer --json
   agentgate tail retry --from-start --count 10`,
@@ -53,35 +54,74 @@ full JSON with --json. Stops on Ctrl-C, or after --count outcomes.`,
 
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
-			type line struct{ text string }
-			lines := make(chan line, 64)
 			names := []string{"valid", "retry", "refused", "dlq"}
 			if which != "all" {
 				names = []string{which}
 			}
+			filter := func(prefix string) string {
+				if agent != "" {
+					return prefix + "." + agent
+				}
+				return prefix + ".>"
+			}
+			text := func(o storedOutcome) string {
+				if asJSON {
+					return string(o.data)
+				}
+				return describe(o.outcome, o.data)
+			}
+
+			// The outcomes already stored are read to the end of each
+			// stream, put in order across the streams and printed; the live
+			// consumers then start right after them.
+			var stored []storedOutcome
+			start := map[string]uint64{}
 			for _, name := range names {
 				src := tailStreams[name]
-				cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverNewPolicy}
-				if fromStart {
-					cfg.DeliverPolicy = jetstream.DeliverAllPolicy
+				s, err := js.Stream(ctx, src.stream)
+				if err != nil {
+					return exitCode{2, fmt.Errorf("following %s: %w", src.stream, err)}
 				}
-				filter := src.prefix + ".>"
-				if agent != "" {
-					filter = src.prefix + "." + agent
+				last := s.CachedInfo().State.LastSeq
+				start[name] = last + 1
+				if !fromStart {
+					continue
 				}
-				cfg.FilterSubjects = []string{filter}
+				err = readStream(ctx, js, src.stream, filter(src.prefix), func(m jetstream.Msg) error {
+					if o := newStoredOutcome(name, m); o.seq <= last {
+						stored = append(stored, o)
+					}
+					return nil
+				})
+				if err != nil {
+					return exitCode{1, err}
+				}
+			}
+			orderOutcomes(stored)
+			seen := 0
+			for _, o := range stored {
+				if count > 0 && seen == count {
+					return nil
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), text(o))
+				seen++
+			}
+
+			lines := make(chan string, 64)
+			for _, name := range names {
+				src := tailStreams[name]
+				cfg := jetstream.OrderedConsumerConfig{
+					DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+					OptStartSeq:    start[name],
+					FilterSubjects: []string{filter(src.prefix)},
+				}
 				c, err := js.OrderedConsumer(ctx, src.stream, cfg)
 				if err != nil {
 					return exitCode{2, fmt.Errorf("following %s: %w", src.stream, err)}
 				}
 				cc, err := c.Consume(func(m jetstream.Msg) {
-					outcome := m.Headers().Get(contract.HeaderOutcome)
-					text := describe(outcome, m.Data())
-					if asJSON {
-						text = string(m.Data())
-					}
 					select {
-					case lines <- line{text}:
+					case lines <- text(newStoredOutcome(name, m)):
 					case <-ctx.Done():
 					}
 				})
@@ -91,10 +131,10 @@ full JSON with --json. Stops on Ctrl-C, or after --count outcomes.`,
 				defer cc.Stop()
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "following %s outcomes%s on %s (Ctrl-C to stop)\n", which, forAgent(agent), nc.ConnectedUrl())
-			for seen := 0; count == 0 || seen < count; seen++ {
+			for ; count == 0 || seen < count; seen++ {
 				select {
 				case l := <-lines:
-					fmt.Fprintln(cmd.OutOrStdout(), l.text)
+					fmt.Fprintln(cmd.OutOrStdout(), l)
 				case <-ctx.Done():
 					return nil
 				}

@@ -15,7 +15,8 @@
 //
 // Every flag falls back to an environment variable: OPENAI_BASE_URL,
 // OPENAI_MODEL, OPENAI_API_KEY, AGENTGATE_NATS_URL, AGENTGATE_GATEWAY_URL,
-// AGENTGATE_AGENT, AGENTGATE_RUN_ID.
+// AGENTGATE_AGENT, AGENTGATE_RUN_ID. AGENTGATE_API_TOKEN is the bearer token
+// for a gateway started with --api-token-file (a read token is enough).
 package main
 
 import (
@@ -30,6 +31,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -103,12 +105,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	llm, err := openai.New(openai.Config{BaseURL: *baseURL, Model: *model, APIKey: *apiKey})
 	if err != nil {
-		fmt.Fprintf(stderr, "executor: %v (set -model or OPENAI_MODEL)\n", err)
+		complain(stderr, fmt.Errorf("%w (set -model or OPENAI_MODEL)", err))
 		return exitUsage
 	}
 	task, err := readInput(*input, *inputFile, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "executor: %v\n", err)
+		complain(stderr, err)
 		return exitUsage
 	}
 	if *runID == "" {
@@ -119,13 +121,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	defer cancel()
 	nc, err := nats.Connect(*natsURL, nats.Name("agentgate-executor"))
 	if err != nil {
-		fmt.Fprintf(stderr, "executor: connecting to NATS at %s: %v\n", *natsURL, err)
+		complain(stderr, fmt.Errorf("connecting to NATS at %s: %w", *natsURL, err))
 		return exitError
 	}
 	defer nc.Close()
-	client, err := executor.New(executor.Config{Conn: nc, GatewayURL: *gatewayURL}, nil)
+	client, err := executor.New(executor.Config{Conn: nc, GatewayURL: *gatewayURL, APIToken: getenv("AGENTGATE_API_TOKEN")}, nil)
 	if err != nil {
-		fmt.Fprintf(stderr, "executor: %v\n", err)
+		complain(stderr, err)
 		return exitUsage
 	}
 
@@ -194,8 +196,18 @@ func failure(w io.Writer, err error) int {
 		fmt.Fprintf(w, "dead letter %s: %s\n", dlq.Type, dlq.Message)
 		return exitDLQ
 	}
-	fmt.Fprintf(w, "executor: %v\n", err)
+	complain(w, err)
 	return exitError
+}
+
+// complain writes err on one line under the program's name, once: the
+// executor package's errors already start with "executor: ".
+func complain(w io.Writer, err error) {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "executor: ") {
+		msg = "executor: " + msg
+	}
+	fmt.Fprintln(w, msg)
 }
 
 func readInput(text, file string, stdin io.Reader) (string, error) {

@@ -210,6 +210,9 @@ func TestExecutor_outcomes(t *testing.T) {
 			if code != tt.wantCode || !strings.Contains(stderr, tt.wantStderr) {
 				t.Errorf("exit %d, want %d; stderr:\n%s\nwant it to contain %q", code, tt.wantCode, stderr, tt.wantStderr)
 			}
+			if strings.Contains(stderr, "executor: executor:") {
+				t.Errorf("doubled prefix in stderr:\n%s", stderr)
+			}
 			if reqs, auth := chat.got(); len(reqs) != tt.wantCalls || (len(auth) > 0 && auth[0] != "") {
 				t.Errorf("%d model calls (Authorization %q), want %d without a key", len(reqs), auth, tt.wantCalls)
 			}
@@ -236,6 +239,9 @@ func TestExecutor_usage(t *testing.T) {
 			code, _, stderr := program(t, nil, "", tt.args...)
 			if code != exitUsage || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
+			}
+			if strings.Contains(stderr, "executor: executor:") {
+				t.Errorf("doubled prefix in stderr %q", stderr)
 			}
 		})
 	}

@@ -7,7 +7,6 @@ package natstest
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -85,19 +84,16 @@ func Gateway(t testing.TB, srv *server.Server, configDir string, mutate ...func(
 	}
 	t.Cleanup(stop)
 
-	deadline := time.Now().Add(10 * time.Second)
-	client := &http.Client{Timeout: time.Second}
-	for {
-		resp, err := client.Get("http://" + g.HTTPAddr() + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return g, stop
-			}
-		}
+	// Polled on the gateway rather than over HTTP: the test may require a
+	// token for /healthz, or TLS.
+	// Bounded generously: a loaded machine running every package's tests
+	// at once under -race is slow to start one.
+	deadline := time.Now().Add(30 * time.Second)
+	for !g.Healthy() {
 		if time.Now().After(deadline) {
-			t.Fatalf("gateway not healthy after 10s")
+			t.Fatalf("gateway not healthy after 30s")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	return g, stop
 }
