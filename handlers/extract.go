@@ -88,6 +88,12 @@ func rankOf(from string, start int) int64 {
 // strict candidate validates. A payload that is valid JSON never pays for
 // any of it.
 //
+// A fragment of a broken document is never a candidate: not the balanced
+// spans inside a document that never closes (at the start of a line, after
+// a tag or a label), nor a span followed by more members of its object
+// ({"a": 1}, "b": 2}); only the whole is repaired, and its Losses say what
+// the repair lost or moved.
+//
 // maxDepth bounds nesting (DefaultMaxDepth when <= 0); it is checked on the
 // bytes before anything is decoded, so a hostile payload costs time linear
 // in its length and never deep recursion. Extract assumes valid UTF-8 (the

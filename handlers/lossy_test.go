@@ -257,3 +257,18 @@ func TestRepairText_losses(t *testing.T) {
 		})
 	}
 }
+
+func ExampleRepairText() {
+	rep, err := handlers.RepairText([]byte(`{"category": "other", "tags": ["pricing",`), 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(rep.JSON))
+	for _, l := range rep.Losses {
+		fmt.Printf("%s at %s: %s (after %q)\n", l.Keyword, l.Path, l.Detail, l.Text)
+	}
+	// Output:
+	// {"category":"other","tags":["pricing"]}
+	// truncated at $.tags: closed truncated document (after "{\"category\": \"other\", \"tags\": [\"pricing\",")
+}

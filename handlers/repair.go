@@ -132,13 +132,18 @@ type Repaired struct {
 }
 
 // Repair turns text into one strict JSON value when it is JSON with the
-// syntax defects models and hand-written JSON have: Markdown fences,
-// comments, single or typographic quotes, Python's None/True/False,
-// undefined, unquoted keys and strings, trailing and leading commas, missing
-// commas, colons, quotes and brackets, unescaped quotes and control
-// characters in strings, ellipses, JSONP and MongoDB call wrappers,
-// concatenated strings, newline-delimited values (wrapped in an array) and
-// documents cut short (closed, and recorded as RepairTruncated).
+// syntax defects models and hand-written JSON have: Markdown fences (a
+// closing one glued to the document too), //, /* */ and # comments, single
+// or typographic quotes, Python's None/True/False and Python sets of
+// strings, TRUE/Null and the like, undefined, unquoted keys and strings
+// (prose with commas included), stray words between members, trailing and
+// leading commas, missing commas, colons, quotes and brackets, unescaped
+// quotes and control characters in strings, fractions (kept as text),
+// JSONP and MongoDB call wrappers, concatenated strings, newline-delimited
+// values (wrapped in an array); and, as lossy repairs (see Loss), ellipses,
+// missing values, members written after their object's closing bracket,
+// guessed brackets and documents cut short (closed, recorded as
+// RepairTruncated).
 //
 // Text that is already one JSON value is returned as it is, with no repairs.
 // Otherwise the result is compact JSON (string contents are kept as
