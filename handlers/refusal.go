@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 )
@@ -27,6 +28,8 @@ const (
 	// refusalHead is how far into the text the default phrasings must
 	// start: a refusal opens with it, while an answer may quote one later.
 	refusalHead = 400
+	// refusalPhrasingMax bounds the length of a default phrasing's match.
+	refusalPhrasingMax = 300
 )
 
 // refusalPhrasings are the default plain-text refusal phrasings, matched
@@ -116,27 +119,65 @@ func readsAsRefusal(payload []byte, cfg RefusalConfig) (string, bool) {
 	if cfg.Off {
 		return "", false
 	}
-	text := strings.TrimSpace(string(payload))
-	if text == "" || len(text) > maxRefusalText {
+	trimmed := bytes.TrimSpace(payload)
+	if len(trimmed) == 0 || len(trimmed) > maxRefusalText {
 		return "", false
 	}
-	text = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u02bc", "'").Replace(text)
-	for _, re := range cfg.Patterns {
-		if re.MatchString(text) {
-			return RefusalByPattern, true
+	if len(cfg.Patterns) > 0 {
+		text := straight(string(trimmed))
+		for _, re := range cfg.Patterns {
+			if re.MatchString(text) {
+				return RefusalByPattern, true
+			}
 		}
 	}
+	if trimmed[0] == '{' || trimmed[0] == '[' {
+		// A document, whole or broken: the common case, kept cheap.
+		return "", false
+	}
+	// The phrasings must start within the head; they are short.
+	head := straight(string(trimmed[:min(len(trimmed), refusalHead+refusalPhrasingMax)]))
+	if !hasRefusalWord(head) {
+		return "", false
+	}
 	for _, re := range refusalPhrasings {
-		for _, loc := range re.FindAllStringIndex(text, 4) {
+		for _, loc := range re.FindAllStringIndex(head, 4) {
 			if loc[0] >= refusalHead {
 				break
 			}
-			if !disqualified(text, loc) {
+			if !disqualified(head, loc) {
 				return RefusalByText, true
 			}
 		}
 	}
 	return "", false
+}
+
+// apostrophes makes curly apostrophes straight.
+var apostrophes = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u02bc", "'")
+
+// straight is s with curly apostrophes straight.
+func straight(s string) string {
+	if !strings.ContainsAny(s, "\u2019\u2018\u02bc") {
+		return s
+	}
+	return apostrophes.Replace(s)
+}
+
+// refusalWords are the words one of which every default phrasing holds:
+// a text without any is no refusal, and costs no regular expression.
+var refusalWords = []string{"can't", "cannot", "can not", "won't", "will not", "unable", "not able",
+	"decline", "refuse", "not comfortable", "rather not", "not going to", "not allowed", "not permitted",
+	"don't", "do not", "must not", "shouldn't", "should not", "against", "violat", "something i"}
+
+func hasRefusalWord(head string) bool {
+	lower := strings.ToLower(head)
+	for _, w := range refusalWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // disqualified reports whether the match at loc is a figure of speech or
