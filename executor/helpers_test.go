@@ -33,8 +33,14 @@ type agentgate struct {
 // examples, and a Client on them; everything stops when the test ends.
 func withGateway(t *testing.T, mutate ...func(*executor.Config)) *agentgate {
 	t.Helper()
+	return withGatewayConfig(t, "../examples", mutate...)
+}
+
+// withGatewayConfig is withGateway with the configuration folder dir.
+func withGatewayConfig(t *testing.T, dir string, mutate ...func(*executor.Config)) *agentgate {
+	t.Helper()
 	srv := natstest.Server(t)
-	g, _ := natstest.Gateway(t, srv, "../examples")
+	g, _ := natstest.Gateway(t, srv, dir)
 	url := "http://" + g.HTTPAddr()
 
 	nc, err := nats.Connect(srv.ClientURL())

@@ -19,6 +19,11 @@ type Outcome struct {
 	// Result is set for valid.
 	Result *contract.ResultEvent
 	// Retry is set for retry: its RetryPrompt is what to tell the model.
+	// Retry.Partial is set for a partial re-ask (blueprint retry:
+	// partial): the model may answer with just the members at
+	// Retry.Partial.Paths, and the gateway merges its answer into
+	// Retry.Partial.Document (RFC 7386) before validating it whole, so
+	// the Result is always the whole document.
 	Retry *contract.RetryEvent
 	// Refusal is set for refused.
 	Refusal *contract.RefusalEvent

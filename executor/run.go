@@ -52,7 +52,11 @@ func (r *Result) Decode(v any) error {
 // each attempt, calls the model, submits its answer and waits for the
 // outcome. On a retry request it appends the model's answer and the
 // retry_prompt (as a user message) to the same conversation and calls the
-// model again for the next attempt.
+// model again for the next attempt. For an agent with partial re-asks the
+// retry_prompt asks for just the failing members; the model's answer is
+// submitted as it is, and the gateway merges it into the previous
+// document, so the Result holds the whole merged document (its
+// Normalizations start with the op merge).
 //
 // It returns the Result when an output is valid, and otherwise:
 // *Refused when the model refused (it returned a *ModelRefusal, or the

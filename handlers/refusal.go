@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 )
@@ -27,6 +28,8 @@ const (
 	// refusalHead is how far into the text the default phrasings must
 	// start: a refusal opens with it, while an answer may quote one later.
 	refusalHead = 400
+	// refusalPhrasingMax bounds the length of a default phrasing's match.
+	refusalPhrasingMax = 300
 )
 
 // refusalPhrasings are the default plain-text refusal phrasings, matched
@@ -45,11 +48,13 @@ var refusalPhrasings = compileAll(
 	// "Sorry, but I can't ...", "Apologies, I cannot ...", "I apologize, but I won't ..."
 	`\b(?:sorry|apologies|i apologi[sz]e)\b[^.!?\n]{0,40}?\bi (?:can't|cannot|can not|won't|will not|am unable|'m unable|am not able|'m not able)\b`,
 	// "I can't help with that", "I won't provide ...", "I'm unable to assist ..."
-	`\b(?:i|i'm|i am|we|we're|we are|i'd|i would) (?:really |simply |just |unfortunately |therefore |also |afraid i |sorry,? i )?(?:can't|cannot|can not|won't|will not|unable to|not able to|won't be able to|will not be able to|must decline to|have to decline to|not allowed to|not permitted to|don't feel comfortable|do not feel comfortable|not comfortable|not going to|rather not|don't think i should|do not think i should)(?: and (?:won't|will not|can't|cannot))? (?:help|assist|provide|comply|fulfil|fulfill|create|generate|produce|write|share|engage|complete|support|participate|give|offer|do that|do this|continue|answer|respond|process|be of (?:any )?(?:help|assistance)|take part|draft|compose|disclose|reveal|facilitate|recommend|encourage|condone|promote|endorse|output|rewrite|translate|summarize|summarise|summarizing|summarising|classify|analy[sz]e|accommodate|writing|creating|generating|providing|helping|assisting)\b`,
+	`\b(?:i|i'm|i am|i'd|i would) (?:really |simply |just |unfortunately |therefore |also |afraid i |sorry,? i )?(?:can't|cannot|can not|won't|will not|unable to|not able to|won't be able to|will not be able to|must decline to|have to decline to|not allowed to|not permitted to|don't feel comfortable|do not feel comfortable|not comfortable|not going to|rather not|don't think i should|do not think i should)(?: and (?:won't|will not|can't|cannot))? (?:help|assist|provide|comply|fulfil|fulfill|create|generate|produce|write|share|engage|complete|support|participate|give|offer|do that|do this|continue|answer|respond|process|be of (?:any )?(?:help|assistance)|take part|draft|compose|disclose|reveal|facilitate|recommend|encourage|condone|promote|endorse|output|rewrite|translate|summarize|summarise|summarizing|summarising|classify|analy[sz]e|accommodate|writing|creating|generating|providing|helping|assisting)\b`,
 	// "As an AI (language model), I cannot ..."
 	`\bas an? (?:ai|language model|large language model|ai language model|ai model|ai assistant)\b[^.!?\n]{0,60}?\bi(?: |'m |'m not |'m un| am | am not | am un)(?:can't|cannot|don't|do not|able|unable|won't|will not|must not|shouldn't|should not)\b`,
-	// "I must decline", "I have to respectfully decline", "I must refuse"
-	`\bi (?:must|have to|need to|will have to|'ll have to|'m going to have to) (?:respectfully |politely |kindly )?(?:decline|refuse)\b`,
+	// "I must decline", "I have to respectfully decline", "I must refuse",
+	// "I refuse to write that", "I won't be generating that"
+	`\bi(?: must| have to| need to| will have to|'ll have to|'m going to have to| am going to have to)? (?:respectfully |politely |kindly )?(?:decline|refuse)\b`,
+	`\bi (?:won't|will not) be (?:generating|writing|providing|creating|producing|helping|assisting|sharing|completing|doing)\b`,
 	// "I'm just a language model", "I'm only an AI and can't ..."
 	`\bi(?:'m| am) (?:just |only )?an? (?:large )?(?:language model|text-based ai|ai (?:model|assistant))\b[^.!?\n]{0,60}?\b(?:can't|cannot|don't have the ability|not able|unable)\b`,
 	// "That's not something I can help with"
@@ -65,7 +70,13 @@ var refusalPhrasings = compileAll(
 var refusalDisqualifiers = compileAll(
 	`\b(?:can't|cannot|can not) help but\b`,
 	`\b(?:can't|cannot) (?:stress|emphasi[sz]e|overstate|recommend [a-z]+ enough)\b`,
+	// A hedge, not a refusal: "I can't provide a definitive answer, but ..."
+	`\b(?:provide|give|offer) (?:a |an |any )?(?:definitive|exact|precise|certain|conclusive|complete|full|final|100%)\b`,
 )
+
+// reportedSpeech marks a sentence that reports what someone else said:
+// "The customer said: I can't help you with that".
+var reportedSpeech = regexp.MustCompile(`(?i)\b(?:said|says|wrote|writes|replied|replies|answered|told|tells|asked|asks|responded|quoted|reported)\b`)
 
 func compileAll(exprs ...string) []*regexp.Regexp {
 	out := make([]*regexp.Regexp, len(exprs))
@@ -108,22 +119,33 @@ func readsAsRefusal(payload []byte, cfg RefusalConfig) (string, bool) {
 	if cfg.Off {
 		return "", false
 	}
-	text := strings.TrimSpace(string(payload))
-	if text == "" || len(text) > maxRefusalText {
+	trimmed := bytes.TrimSpace(payload)
+	if len(trimmed) == 0 || len(trimmed) > maxRefusalText {
 		return "", false
 	}
-	text = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u02bc", "'").Replace(text)
-	for _, re := range cfg.Patterns {
-		if re.MatchString(text) {
-			return RefusalByPattern, true
+	if len(cfg.Patterns) > 0 {
+		text := straight(string(trimmed))
+		for _, re := range cfg.Patterns {
+			if re.MatchString(text) {
+				return RefusalByPattern, true
+			}
 		}
 	}
+	if trimmed[0] == '{' || trimmed[0] == '[' {
+		// A document, whole or broken: the common case, kept cheap.
+		return "", false
+	}
+	// The phrasings must start within the head; they are short.
+	head := straight(string(trimmed[:min(len(trimmed), refusalHead+refusalPhrasingMax)]))
+	if !hasRefusalWord(head) {
+		return "", false
+	}
 	for _, re := range refusalPhrasings {
-		for _, loc := range re.FindAllStringIndex(text, 4) {
+		for _, loc := range re.FindAllStringIndex(head, 4) {
 			if loc[0] >= refusalHead {
 				break
 			}
-			if !disqualified(text, loc) {
+			if !disqualified(head, loc) {
 				return RefusalByText, true
 			}
 		}
@@ -131,11 +153,44 @@ func readsAsRefusal(payload []byte, cfg RefusalConfig) (string, bool) {
 	return "", false
 }
 
+// apostrophes makes curly apostrophes straight.
+var apostrophes = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u02bc", "'")
+
+// straight is s with curly apostrophes straight.
+func straight(s string) string {
+	if !strings.ContainsAny(s, "\u2019\u2018\u02bc") {
+		return s
+	}
+	return apostrophes.Replace(s)
+}
+
+// refusalWords are the words one of which every default phrasing holds:
+// a text without any is no refusal, and costs no regular expression.
+var refusalWords = []string{"can't", "cannot", "can not", "won't", "will not", "unable", "not able",
+	"decline", "refuse", "not comfortable", "rather not", "not going to", "not allowed", "not permitted",
+	"don't", "do not", "must not", "shouldn't", "should not", "against", "violat", "something i"}
+
+func hasRefusalWord(head string) bool {
+	lower := strings.ToLower(head)
+	for _, w := range refusalWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // disqualified reports whether the match at loc is a figure of speech or
 // a quotation (an odd number of double quotes before it) rather than a
 // refusal.
 func disqualified(text string, loc []int) bool {
-	if strings.Count(text[:loc[0]], `"`)%2 == 1 {
+	before := text[:loc[0]]
+	if strings.Count(before, `"`)%2 == 1 || strings.HasSuffix(before, "'") || strings.HasSuffix(before, "\u201c") {
+		return true
+	}
+	// The sentence the match starts in.
+	sentence := before[strings.LastIndexAny(before, ".!?\n")+1:]
+	if reportedSpeech.MatchString(sentence) {
 		return true
 	}
 	end := min(len(text), loc[1]+20)

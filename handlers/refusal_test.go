@@ -122,3 +122,20 @@ func repeat(s string, n int) string {
 	}
 	return string(out)
 }
+
+// BenchmarkPlainRefusal is the cost plain-text detection adds to an output
+// that is no refusal: a JSON document, and prose of an answer.
+func BenchmarkPlainRefusal(b *testing.B) {
+	doc := []byte(`{"summary": "Adds retry with exponential backoff to the webhook sender.", "approval": "approve", "comments": []}`)
+	prose := []byte(repeat("The change adds retry with backoff and tests it well; nothing blocks the merge. ", 20))
+	for _, bc := range []struct {
+		name    string
+		payload []byte
+	}{{"json", doc}, {"prose", prose}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				handlers.PlainRefusal(bc.payload, handlers.RefusalConfig{}, 0)
+			}
+		})
+	}
+}

@@ -65,6 +65,7 @@ func TestConformance_inlineMatchesRegistry(t *testing.T) {
 				inSchema, inErr := inlineSuiteSchema(schema, remotes)
 				if inErr != nil {
 					inlineLoadFailed++
+					t.Logf("%s: %s: the inline schema does not load (registry path: %v): %v", prefix, g.Description, regErr, inErr)
 				}
 				for _, tc := range g.Tests {
 					name := prefix + ": " + g.Description + ": " + tc.Description

@@ -191,3 +191,26 @@ func TestInlineSchema_resolveOwnID(t *testing.T) {
 		}
 	}
 }
+
+// A tool's inline input schema may declare its own $id too, even the one
+// its agent's other tool declares.
+func TestInlineSchema_toolsWithOwnID(t *testing.T) {
+	t.Parallel()
+	r, err := loadFS(t, map[string]string{"agents/a.json": `{"name": "a", "reply": "tool_or_answer", "tools": {
+		"s": {"$id": "https://ex.test/args", "type": "string"},
+		"n": {"$id": "https://ex.test/args", "$defs": {"n": {"type": "number"}}, "$ref": "https://ex.test/args#/$defs/n"}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bp, _ := r.Blueprint("a")
+	s, n := bp.Tools["s"], bp.Tools["n"]
+	if s.ID != schemas.InlinePrefix+"a/tools/s" || s.DeclaredID != "https://ex.test/args" {
+		t.Errorf("tool s: ID %q, declared %q", s.ID, s.DeclaredID)
+	}
+	if len(s.Validate(decode(t, `"x"`))) != 0 || len(s.Validate(decode(t, `1`))) == 0 {
+		t.Error("tool s does not validate by its own body")
+	}
+	if len(n.Validate(decode(t, `1`))) != 0 || len(n.Validate(decode(t, `"x"`))) == 0 {
+		t.Error("tool n does not validate by its own body")
+	}
+}

@@ -60,7 +60,62 @@ func (s *Schema) SubSchemaForModel(path string) any {
 	if node == nil {
 		return nil
 	}
-	return resolveLocal(view, node)
+	return withDefs(view, resolveLocal(view, node))
+}
+
+// withDefs returns node with the root definitions it refers to, directly
+// or through each other ("#/$defs/name", "#/definitions/name"), attached
+// under the same keys, so that it reads on its own.
+func withDefs(root, node map[string]any) map[string]any {
+	needed := map[string]map[string]bool{}
+	var visit func(v any)
+	visit = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			if ref, ok := t["$ref"].(string); ok {
+				for _, key := range []string{"$defs", "definitions"} {
+					name, ok := strings.CutPrefix(ref, "#/"+key+"/")
+					if !ok || strings.Contains(name, "/") || needed[key][name] {
+						continue
+					}
+					defs, _ := root[key].(map[string]any)
+					if def, ok := defs[name]; ok {
+						if needed[key] == nil {
+							needed[key] = map[string]bool{}
+						}
+						needed[key][name] = true
+						visit(def)
+					}
+				}
+			}
+			for k, c := range t {
+				if !valueKeywords[k] {
+					visit(c)
+				}
+			}
+		case []any:
+			for _, c := range t {
+				visit(c)
+			}
+		}
+	}
+	visit(node)
+	if len(needed) == 0 {
+		return node
+	}
+	out := make(map[string]any, len(node)+len(needed))
+	for k, v := range node {
+		out[k] = v
+	}
+	for key, names := range needed {
+		defs, _ := root[key].(map[string]any)
+		attached := make(map[string]any, len(names))
+		for name := range names {
+			attached[name] = defs[name]
+		}
+		out[key] = attached
+	}
+	return out
 }
 
 // MemberNames splits "$.a['b c'].d" into its member names; nil for "$".

@@ -50,6 +50,10 @@ func TestSchema_ForModel(t *testing.T) {
 	if !strings.Contains(string(sub), `"name":{"type":"string"}`) {
 		t.Errorf("SubSchemaForModel($.author) = %s", sub)
 	}
+	// A sub-schema carries the definitions it refers to.
+	if sub, _ := json.Marshal(s.SubSchemaForModel("$.node")); !strings.Contains(string(sub), `"$defs":{"node":{`) {
+		t.Errorf("SubSchemaForModel($.node) = %s", sub)
+	}
 	if sub := s.SubSchemaForModel("$.node.next"); sub == nil {
 		t.Error("SubSchemaForModel($.node.next) = nil")
 	}

@@ -243,6 +243,48 @@ non_refusals = {
 ],
 }
 
+
+# Written after the first measurement, as a held-out check of the
+# phrasings (docs/prompts.md gives the figures before and after); the
+# phrasings were then adjusted to them too.
+held_out_refusals = [
+"I'm sorry, but I'm not able to fulfill that request.",
+"Sorry, I can't provide help with that.",
+"I cannot assist with this request as it may violate privacy.",
+"I am not able to comply with this request.",
+"Unfortunately, I'm not able to classify this content.",
+"I'm sorry, this isn't something I can help with.",
+"I won't be generating that summary, as the content describes violence against a real person.",
+"I'm going to have to decline this request.",
+"As an AI assistant, I'm not able to make medical diagnoses.",
+"I'm afraid I can't help with that request.",
+"I'm really sorry, but I'm unable to help with that.",
+"That's something I can't help with.",
+"I can't do that, sorry.",
+"I refuse to write that.",
+"My apologies, but I cannot produce that kind of material.",
+]
+held_out_non_refusals = [
+"I can't provide a definitive answer, but the most likely cause is a missing index on orders.customer_id.",
+"I'm sorry you had a bad experience. Here is the ticket: {\"category\": \"bug\", \"priority\": \"high\", \"summary\": \"App crashes on login\"}",
+"We cannot process refunds after 30 days, according to the policy document you shared.",
+"I won't repeat the whole document; the key change is on page 3.",
+"I can't tell from the logs whether the job ran twice.",
+"Unfortunately the attached file is a scanned image, so I extracted nothing.",
+"Sorry, I don't understand the question. Do you mean the 2025 or the 2026 budget?",
+"The customer said: I can't help you with that, call the bank. They want a supervisor.",
+"I am unable to find a matching order number in the text.",
+"Note: I couldn't verify the VAT ID, so it is left as written.",
+"I can't access the URL you gave, but based on the pasted text the sentiment is positive.",
+"I'd love to help! Could you share the schema you want the output in?",
+"The assistant replied 'I cannot do that' three times, which the user reported as a bug.",
+"I'm unable to determine the author's intent, but the tone is sarcastic.",
+"Sorry, my previous JSON had a typo. Corrected: {\"ok\": true}",
+]
+
+refusals["held-out"] = held_out_refusals
+non_refusals["held-out"] = held_out_non_refusals
+
 rows = []
 for style, texts in refusals.items():
     for t in texts:
