@@ -59,8 +59,12 @@ func levelList() string {
 }
 
 func (l Level) transitive() bool { return strings.HasSuffix(string(l), "_TRANSITIVE") }
-func (l Level) backward() bool   { return l == Backward || l == BackwardTransitive || l == Full || l == FullTransitive }
-func (l Level) forward() bool    { return l == Forward || l == ForwardTransitive || l == Full || l == FullTransitive }
+func (l Level) backward() bool {
+	return l == Backward || l == BackwardTransitive || l == Full || l == FullTransitive
+}
+func (l Level) forward() bool {
+	return l == Forward || l == ForwardTransitive || l == Full || l == FullTransitive
+}
 
 // Prior is an earlier registered version that a new one is checked against.
 type Prior struct {

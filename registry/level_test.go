@@ -88,7 +88,7 @@ func TestCheck_levels(t *testing.T) {
 func TestCheck_transitive(t *testing.T) {
 	t.Parallel()
 	v1 := doc("1.0.0", map[string]string{"a": "string"}, "a")
-	v11 := doc("1.1.0", map[string]string{"a": "string", "b": "string"}, "a")   // b optional
+	v11 := doc("1.1.0", map[string]string{"a": "string", "b": "string"}, "a")      // b optional
 	v12 := doc("1.2.0", map[string]string{"a": "string", "b": "string"}, "a", "b") // b required: breaks 1.0.0... and 1.1.0
 	v12b := doc("1.2.0", map[string]string{"a": "string"}, "a")                    // drops b: breaks 1.1.0 backward, not 1.0.0
 	priors := []registry.Prior{{Version: "1.0.0", Doc: v1}, {Version: "1.1.0", Doc: v11}}
