@@ -22,6 +22,7 @@ func (g *Gateway) routes() http.Handler {
 	mux.HandleFunc("GET /v1/agents/{name}/prompt", g.prompt)
 	mux.HandleFunc("GET /v1/schemas", g.schemaList)
 	mux.HandleFunc("GET /v1/schemas/{id...}", g.schema)
+	g.registryRoutes(mux)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.Registry(), promhttp.HandlerOpts{}))
 	return mux
 }
