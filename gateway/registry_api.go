@@ -15,6 +15,10 @@ import (
 // registryTimeout bounds one registry request's reads and writes.
 const registryTimeout = 10 * time.Second
 
+// awaitLocalTimeout bounds how long a write's answer waits for this
+// gateway to serve the change.
+const awaitLocalTimeout = 5 * time.Second
+
 // maxDocument bounds a registered document.
 const maxDocument = 1 << 20
 
@@ -59,6 +63,18 @@ func (g *Gateway) handleWrite(mux *http.ServeMux, pattern string, h http.Handler
 		defer cancel()
 		h(w, r.WithContext(ctx))
 	})
+}
+
+// awaitLocal waits (bounded by the request's time) until this gateway
+// serves a change it just stored, so that a client reading its own write
+// from the same gateway sees it. A change that does not compile here is
+// stored all the same; the answer then comes when the time is up.
+func (g *Gateway) awaitLocal(r *http.Request, cond func(*registry.Snapshot) bool) {
+	if g.live != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), awaitLocalTimeout)
+		defer cancel()
+		_ = g.live.Await(ctx, cond)
+	}
 }
 
 // store returns the registry's store for a read route, or answers 404.
@@ -167,6 +183,7 @@ func (g *Gateway) registerSchema(w http.ResponseWriter, r *http.Request) {
 	if !res.Created {
 		status = http.StatusOK
 	}
+	g.awaitLocal(r, func(s *registry.Snapshot) bool { _, ok := s.Registry.Schema(res.Version.ID); return ok })
 	writeJSON(w, status, infoOfVersion(*res.Version))
 }
 
@@ -217,6 +234,11 @@ func (g *Gateway) deleteSchemaVersion(w http.ResponseWriter, r *http.Request) {
 		writeRegistryError(w, err)
 		return
 	}
+	g.awaitLocal(r, func(s *registry.Snapshot) bool {
+		_, slash := s.Registry.Schema(name + "/" + version)
+		_, colon := s.Registry.Schema(name + ":" + version)
+		return !slash && !colon
+	})
 	writeJSON(w, http.StatusOK, map[string]any{"name": name, "version": version, "deleted": true})
 }
 
@@ -259,6 +281,7 @@ func (g *Gateway) applyAgent(mode registry.ApplyMode) http.HandlerFunc {
 		if before == 0 {
 			status = http.StatusCreated
 		}
+		g.awaitLocal(r, func(s *registry.Snapshot) bool { return s.Revisions[a.Name] >= a.Revision })
 		writeJSON(w, status, agentInfo{Name: a.Name, Revision: a.Revision, Origin: a.Origin, UpdatedAt: a.UpdatedAt})
 	}
 }
@@ -269,6 +292,7 @@ func (g *Gateway) deleteAgent(w http.ResponseWriter, r *http.Request) {
 		writeRegistryError(w, err)
 		return
 	}
+	g.awaitLocal(r, func(s *registry.Snapshot) bool { _, ok := s.Revisions[name]; return !ok })
 	writeJSON(w, http.StatusOK, map[string]any{"name": name, "deleted": true})
 }
 

@@ -282,6 +282,23 @@ func (l *Live) Changed() <-chan struct{} {
 	return l.changed
 }
 
+// Await waits until the snapshot in force satisfies cond, or ctx is done
+// (then it returns ctx's error). The API uses it so that a write's answer
+// comes after the writing gateway serves the change.
+func (l *Live) Await(ctx context.Context, cond func(*Snapshot) bool) error {
+	for {
+		changed := l.Changed()
+		if cond(l.Current()) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
 // Failures counts the changes that did not compile.
 func (l *Live) Failures() int64 { return l.failures.Load() }
 

@@ -34,7 +34,7 @@ upper case with _ for - (for example AGENTGATE_NATS_URL).`,
 	}
 	root.PersistentFlags().String("log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().String("log-format", "text", "log format: text or json")
-	root.AddCommand(newServeCmd(), newValidateCmd(), newPublishCmd(), newTailCmd(), newDLQCmd(), newRunsCmd(), newSchemaCmd())
+	root.AddCommand(newServeCmd(), newValidateCmd(), newPublishCmd(), newTailCmd(), newDLQCmd(), newRunsCmd(), newSchemaCmd(), newAgentCmd())
 	return root
 }
 
