@@ -21,8 +21,9 @@ const maxSeedTries = 5
 type SeedReport struct {
 	Added    []string // not registered before
 	Replaced []string // registered from the folder before, and changed in it since
-	// Kept are entries registered through the API that the folder differs
-	// from: the registered version stays, never silently overridden.
+	// Kept are entries registered or deleted through the API that the
+	// folder differs from: the registered state stays, never silently
+	// overridden.
 	Kept []string
 }
 
@@ -30,7 +31,7 @@ type SeedReport struct {
 // with schemas.Load, to the buckets: what is missing is added, what the
 // folder itself put there before is replaced when the file changed (so the
 // --config flow works as it always did: edit the file, restart), and what
-// was registered through the API is kept, reported in Kept. Compatibility
+// was registered or deleted through the API is kept so, reported in Kept. Compatibility
 // levels are not applied to the folder: it is the configuration, as before
 // the registry became a service; `agentgate schema push DIR` applies a
 // folder as a checked change instead.
@@ -93,9 +94,12 @@ func (s *Service) seedSubject(ctx context.Context, name string, files []*schemas
 		case v == nil:
 			sub.Versions = append(sub.Versions, Version{Version: version, ID: id, Schema: doc, Origin: OriginConfig, RegisteredAt: s.now().UTC()})
 			added = append(added, "schema "+id)
-		case bytes.Equal(v.Schema, doc) && !v.Deleted:
+		case v.Deleted:
+			// Deleted through the API: the folder does not bring it back.
+			kept = append(kept, "schema "+id)
+		case bytes.Equal(v.Schema, doc):
 		case v.Origin == OriginConfig:
-			v.Schema, v.Deleted, v.RegisteredAt = doc, false, s.now().UTC()
+			v.Schema, v.RegisteredAt = doc, s.now().UTC()
 			replaced = append(replaced, "schema "+id)
 		default:
 			kept = append(kept, "schema "+id)
@@ -120,6 +124,14 @@ func (s *Service) seedAgent(ctx context.Context, name string, doc []byte, rep *S
 	switch {
 	case errors.Is(err, ErrNotFound):
 		prev = nil
+		// Deleted through the API (the seed never deletes): the folder
+		// does not bring it back.
+		if deleted, err := s.store.agentDeleted(ctx, name); err != nil {
+			return err
+		} else if deleted {
+			rep.Kept = append(rep.Kept, "agent "+name)
+			return nil
+		}
 	case err != nil:
 		return err
 	case bytes.Equal(prev.Blueprint, doc):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -287,6 +288,24 @@ func TestService_seed(t *testing.T) {
 	a, err := svc.Store().Agent(ctx, "pr-reviewer")
 	if err != nil || !strings.Contains(string(a.Blueprint), `"max_retries":3`) {
 		t.Fatalf("the API's blueprint was overridden: %s, %v", a.Blueprint, err)
+	}
+	// Nor does the folder bring back what the API deleted.
+	if err := svc.DeleteAgent(ctx, "code-analyzer"); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.DeleteVersion(ctx, "https://agentgate.dev/schemas/code-analysis", "1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = svc.Seed(ctx, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Added)+len(rep.Replaced) != 0 || !slices.Contains(rep.Kept, "agent code-analyzer") ||
+		!slices.Contains(rep.Kept, "schema https://agentgate.dev/schemas/code-analysis/1.0.0") {
+		t.Fatalf("seed after API deletions: %+v", rep)
+	}
+	if _, err := svc.Store().Agent(ctx, "code-analyzer"); !errors.Is(err, registry.ErrNotFound) {
+		t.Fatalf("code-analyzer came back: %v", err)
 	}
 }
 

@@ -243,6 +243,19 @@ func (s *Store) DeleteAgent(ctx context.Context, name string, rev uint64) error 
 	return nil
 }
 
+// agentDeleted reports whether the agent's entry exists and its latest
+// operation is a delete.
+func (s *Store) agentDeleted(ctx context.Context, name string) (bool, error) {
+	h, err := s.agents.History(ctx, name)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("registry: history of agent %q: %w", name, err)
+	}
+	return len(h) > 0 && h[len(h)-1].Operation() != jetstream.KeyValuePut, nil
+}
+
 func casPut(ctx context.Context, kv jetstream.KeyValue, key string, b []byte, revision uint64) (uint64, error) {
 	var (
 		rev uint64
