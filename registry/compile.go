@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"testing/fstest" // MapFS is the standard in-memory fs.FS; it pulls in no testing code.
 
 	"github.com/agentgate/agentgate/schemas"
@@ -16,6 +17,9 @@ import (
 // ErrInvalid.
 type InvalidError struct {
 	Problems []string
+	// entries names the documents the problems are about ("schema <id>",
+	// "agent <name>"), for Live's degraded builds.
+	entries []string
 }
 
 func (e *InvalidError) Error() string {
@@ -69,20 +73,57 @@ func (d docs) compile() (*schemas.Registry, error) {
 	}
 	reg, err := schemas.LoadFS(fsys)
 	if err != nil {
-		return nil, &InvalidError{Problems: problems(err, labels)}
+		probs, entries := problems(err, labels)
+		return nil, &InvalidError{Problems: probs, entries: entries}
 	}
 	return reg, nil
 }
 
-// problems flattens a LoadFS error into lines, naming each file by label.
-func problems(err error, labels map[string]string) []string {
-	var out []string
+// maxDegradedPasses bounds compileDegraded's passes.
+const maxDegradedPasses = 4
+
+// compileDegraded compiles d; when that fails, it leaves out every
+// document a problem names and tries again (a few times), so that one bad
+// entry (stored by two writers racing past each other's checks) never
+// keeps the rest of the registry from being served. It returns what it
+// left out, each with its problem.
+func (d docs) compileDegraded() (*schemas.Registry, []string, error) {
+	var left []string
+	for range maxDegradedPasses {
+		reg, err := d.compile()
+		if err == nil {
+			return reg, left, nil
+		}
+		ie, _ := err.(*InvalidError)
+		if ie == nil || len(ie.entries) == 0 {
+			return nil, left, err
+		}
+		d = d.clone()
+		for _, e := range ie.entries {
+			kind, key, _ := strings.Cut(e, " ")
+			if kind == "schema" {
+				delete(d.schemas, key)
+			} else {
+				delete(d.agents, key)
+			}
+		}
+		left = append(left, ie.Problems...)
+	}
+	return nil, left, fmt.Errorf("registry: still not compiling after leaving out %d problems", len(left))
+}
+
+// problems flattens a LoadFS error into lines, naming each file by label,
+// and lists the labels of the files named.
+func problems(err error, labels map[string]string) ([]string, []string) {
+	var out, entries []string
 	var walk func(error)
 	walk = func(err error) {
 		if fe, ok := err.(*schemas.FileError); ok {
 			name := labels[fe.File]
 			if name == "" {
 				name = fe.File
+			} else if !slices.Contains(entries, name) {
+				entries = append(entries, name)
 			}
 			out = append(out, fmt.Sprintf("%s: %s", name, fe.Err))
 			return
@@ -96,5 +137,5 @@ func problems(err error, labels map[string]string) []string {
 		out = append(out, err.Error())
 	}
 	walk(err)
-	return out
+	return out, entries
 }

@@ -32,6 +32,9 @@ type Snapshot struct {
 	SchemasRevision, AgentsRevision uint64
 	// BuiltAt is when it was swapped in.
 	BuiltAt time.Time
+	// LeftOut lists the problems of the stored entries left out because
+	// they did not compile with the rest (see Live); normally empty.
+	LeftOut []string
 
 	docs docs // what it was compiled from, for BlueprintAt
 }
@@ -39,9 +42,11 @@ type Snapshot struct {
 // Live is a gateway's view of the registry: it watches both buckets and,
 // on every change, compiles the whole registry anew and swaps it in with
 // one atomic store. Readers load the current Snapshot once per message;
-// they never see a half-updated registry. A change that does not compile
-// (two writers racing past each other's checks) is logged and skipped:
-// the previous snapshot stays in force until a later change compiles.
+// they never see a half-updated registry. Writes are checked before they
+// are stored, but two writers to different keys can race past each
+// other's checks (a blueprint naming a version being deleted): an entry
+// that does not compile with the rest is then left out of the snapshot,
+// logged, and listed in Snapshot.LeftOut, and the rest is served.
 //
 // Live implements handlers.Registry and the pipeline's blueprint-revision
 // lookups. Safe for concurrent use.
@@ -107,6 +112,7 @@ func NewLive(ctx context.Context, store *Store, logger *slog.Logger) (*Live, err
 		_ = l.Close()
 		return nil, fmt.Errorf("registry: the stored registry does not compile: %w", err)
 	}
+	snap.BuiltAt = time.Now()
 	l.cur.Store(snap)
 	return l, nil
 }
@@ -254,11 +260,15 @@ func (l *Live) build() (*Snapshot, error) {
 		d.agents[a.Name] = a.Blueprint
 		snap.Revisions[a.Name] = a.Revision
 	}
-	reg, err := d.compile()
+	reg, left, err := d.compileDegraded()
 	if err != nil {
 		return nil, err
 	}
-	snap.Registry, snap.docs = reg, d
+	if len(left) > 0 {
+		l.failures.Add(1)
+		l.logger.Error("registry entries left out: they do not compile with the rest", "problems", left)
+	}
+	snap.Registry, snap.docs, snap.LeftOut = reg, d, left
 	return snap, nil
 }
 
@@ -299,7 +309,7 @@ func (l *Live) Await(ctx context.Context, cond func(*Snapshot) bool) error {
 	}
 }
 
-// Failures counts the changes that did not compile.
+// Failures counts the builds that did not compile whole.
 func (l *Live) Failures() int64 { return l.failures.Load() }
 
 // Blueprint returns the agent's current blueprint.

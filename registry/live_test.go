@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,4 +124,36 @@ func TestLive_snapshotIsImmutable(t *testing.T) {
 	if _, ok := l.Current().Registry.Schema(thingName + "/1.0.0"); !ok {
 		t.Fatal("the new snapshot lacks the schema")
 	}
+}
+
+// An entry that does not compile with the rest (two writers raced past
+// each other's checks) is left out; the rest is served.
+func TestLive_badEntryLeftOut(t *testing.T) {
+	t.Parallel()
+	svc, srv := withService(t)
+	ctx := testCtx(t)
+	if _, err := svc.Register(ctx, doc("1.0.0", map[string]string{"a": "string"}, "a"), registry.OriginAPI); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.ApplyAgent(ctx, blueprint("good", thingName+"/1.0.0"), registry.CreateOnly, registry.OriginAPI); err != nil {
+		t.Fatal(err)
+	}
+	// Stored past the service's checks, as a lost race would.
+	bad := &registry.Agent{Name: "bad", Blueprint: blueprint("bad", thingName+"/9.0.0"), Origin: registry.OriginAPI}
+	if err := svc.Store().PutAgent(ctx, bad); err != nil {
+		t.Fatal(err)
+	}
+	l := liveOn(t, srv)
+	snap := l.Current()
+	if _, ok := snap.Registry.Blueprint("good"); !ok {
+		t.Fatal("the good agent is not served")
+	}
+	if _, ok := snap.Registry.Blueprint("bad"); ok || len(snap.LeftOut) != 1 || !strings.Contains(snap.LeftOut[0], "agent bad") {
+		t.Fatalf("left out: %v", snap.LeftOut)
+	}
+	// Later changes still go through.
+	if _, err := svc.Register(ctx, doc("1.1.0", map[string]string{"a": "string"}, "a"), registry.OriginAPI); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "1.1.0", func() bool { _, ok := l.Schema(thingName + "/1.1.0"); return ok })
 }
