@@ -111,7 +111,11 @@ func (c *apiClient) do(ctx context.Context, method, path string, body []byte) (i
 		return resp.StatusCode, out, nil
 	}
 	ae := &apiError{Status: resp.StatusCode}
-	if json.Unmarshal(out, ae) != nil || ae.Message == "" {
+	if json.Unmarshal(out, ae) == nil && ae.Message == "" && ae.Code != "" {
+		// The older routes answer {"error": "<sentence>"}.
+		ae.Message, ae.Code = ae.Code, ""
+	}
+	if ae.Message == "" {
 		ae.Message = strings.TrimSpace(string(out))
 		if ae.Message == "" {
 			ae.Message = http.StatusText(resp.StatusCode)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +35,9 @@ func jsonOr(cmd *cobra.Command, body []byte, err error, human func() error) erro
 			}
 		}
 		return err
+	}
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err == nil {
+		return nil
 	}
 	if err != nil {
 		return err
@@ -217,7 +221,11 @@ $id, whose version is then ignored) with its compatibility level.` + apiHelp,
 				tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "VERSION\tORIGIN\tREGISTERED\tID")
 				for _, v := range ans.Versions {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Version, v.Origin, v.RegisteredAt, v.ID)
+					at := v.RegisteredAt
+					if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+						at = t.UTC().Format(time.RFC3339)
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Version, v.Origin, at, v.ID)
 				}
 				return tw.Flush()
 			})
@@ -287,13 +295,17 @@ with nothing stored. Exit status 1 when it would be refused.` + apiHelp,
 				if jerr := json.Unmarshal(body, &ans); jerr != nil {
 					return exitCode{exitUnreachable, fmt.Errorf("decoding the answer: %w", jerr)}
 				}
-				if !ans.Compatible {
-					ans.Status = 200
-					err = exitCode{exitRefused, &ans.apiError}
-				}
 			}
 			return jsonOr(cmd, body, err, func() error {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s %s would be registered\n", f.path, f.name, f.version)
+				out := cmd.OutOrStdout()
+				if !ans.Compatible {
+					fmt.Fprintf(out, "%s: would be refused: %s (%s)\n", f.path, ans.Message, ans.Code)
+					for _, d := range ans.Details {
+						fmt.Fprintln(out, "  - "+detailLine(d))
+					}
+					return exitCode{code: exitRefused}
+				}
+				fmt.Fprintf(out, "%s: %s %s would be registered\n", f.path, f.name, f.version)
 				return nil
 			})
 		},
