@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -316,4 +317,45 @@ func mustJSON(t *testing.T, v interface{ MarshalJSON() ([]byte, error) }) []byte
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Each level on real JetStream: a breaking change is refused, a compatible
+// one stored.
+func TestService_levels(t *testing.T) {
+	t.Parallel()
+	svc, _ := withService(t)
+	ctx := testCtx(t)
+	schema := func(name, v string, required ...string) []byte {
+		req, _ := json.Marshal(append([]string{}, required...))
+		return fmt.Appendf(nil, `{"$id":"https://example.com/levels/%s/%s","type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":%s}`, name, v, req)
+	}
+	tests := []struct {
+		level              registry.Level
+		breaking, accepted []string // required members of 1.1.0 (1.0.0 requires a)
+	}{
+		{registry.Backward, []string{"a", "b"}, []string{}},
+		{registry.BackwardTransitive, []string{"a", "b"}, []string{}},
+		{registry.Forward, []string{}, []string{"a", "b"}},
+		{registry.ForwardTransitive, []string{}, []string{"a", "b"}},
+		{registry.Full, []string{"a", "b"}, []string{"a"}},
+		{registry.FullTransitive, []string{}, []string{"a"}},
+		{registry.None, nil, []string{"b"}},
+	}
+	for _, tt := range tests {
+		name := strings.ToLower(string(tt.level))
+		if err := svc.SetLevel(ctx, "https://example.com/levels/"+name, tt.level); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.Register(ctx, schema(name, "1.0.0", "a"), registry.OriginAPI); err != nil {
+			t.Fatalf("%s: 1.0.0: %v", tt.level, err)
+		}
+		if tt.breaking != nil {
+			if _, err := svc.Register(ctx, schema(name, "1.1.0", tt.breaking...), registry.OriginAPI); !errors.Is(err, registry.ErrIncompatible) {
+				t.Errorf("%s: breaking 1.1.0 (required %v): %v, want ErrIncompatible", tt.level, tt.breaking, err)
+			}
+		}
+		if _, err := svc.Register(ctx, schema(name, "1.1.0", tt.accepted...), registry.OriginAPI); err != nil {
+			t.Errorf("%s: compatible 1.1.0 (required %v): %v", tt.level, tt.accepted, err)
+		}
+	}
 }
