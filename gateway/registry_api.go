@@ -350,6 +350,8 @@ func writeRegistryError(w http.ResponseWriter, err error) {
 		status = http.StatusBadRequest
 	case errors.Is(err, registry.ErrNotFound):
 		status = http.StatusNotFound
+	case errors.Is(err, registry.ErrTooLarge):
+		status = http.StatusRequestEntityTooLarge
 	case errors.Is(err, registry.ErrIncompatible), errors.Is(err, registry.ErrImmutable),
 		errors.Is(err, registry.ErrVersionOrder), errors.Is(err, registry.ErrConflict),
 		errors.Is(err, registry.ErrExists), errors.Is(err, registry.ErrInUse):
@@ -397,6 +399,9 @@ func problemOf(err error) problem {
 		p.Error = "not_found"
 	case errors.Is(err, registry.ErrBadLevel):
 		p.Error = "bad_level"
+	case errors.Is(err, registry.ErrTooLarge):
+		p.Error = "too_large"
+		p.Message += "; one entry holds every version of a schema name (deleted ones included): raise the NATS server's max_payload, or start a new name"
 	}
 	return p
 }

@@ -42,6 +42,11 @@ var (
 	// or another schema still names.
 	ErrInUse = errors.New("in use")
 
+	// ErrTooLarge is returned when a write would make an entry larger than
+	// the NATS server accepts in one message (1 MiB by default): one entry
+	// holds every version of a schema name.
+	ErrTooLarge = errors.New("entry too large")
+
 	// ErrBadLevel is returned for an unknown compatibility level.
 	ErrBadLevel = errors.New("unknown compatibility level")
 )

@@ -359,3 +359,15 @@ func TestService_levels(t *testing.T) {
 		}
 	}
 }
+
+// A name whose versions outgrow one NATS message is refused clearly.
+func TestStore_tooLarge(t *testing.T) {
+	t.Parallel()
+	svc, _ := withService(t)
+	// The embedded server takes 8 MiB messages.
+	big := fmt.Appendf(nil, `{"description":%q}`, strings.Repeat("x", 9<<20))
+	sub := &registry.Subject{Name: "https://example.com/schemas/big", Versions: []registry.Version{{Version: "1.0.0", Schema: big}}}
+	if err := svc.Store().PutSubject(testCtx(t), sub); !errors.Is(err, registry.ErrTooLarge) {
+		t.Fatalf("a 9 MiB entry: %v, want ErrTooLarge", err)
+	}
+}

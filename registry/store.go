@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/subjects"
@@ -268,6 +269,9 @@ func casPut(ctx context.Context, kv jetstream.KeyValue, key string, b []byte, re
 	}
 	if isConflict(err) {
 		return 0, ErrConflict
+	}
+	if errors.Is(err, nats.ErrMaxPayload) {
+		return 0, fmt.Errorf("%w: %d bytes", ErrTooLarge, len(b))
 	}
 	return rev, err
 }
