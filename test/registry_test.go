@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/router"
+	"github.com/agentgate/agentgate/schemas"
 )
 
 const thingName = "https://example.com/schemas/thing"
@@ -395,4 +397,23 @@ func writeFile(t *testing.T, p, s string) {
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A gateway given a fixed registry (embedded use) keeps it: the write
+// routes answer 503 and nothing is seeded.
+func TestRegistryAPI_staticRegistry(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	reg, err := schemas.Load(examplesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := startGateway(t, b, func(c *gateway.Config) { c.Registry = reg })
+	if st, out := call(t, g, "POST", "/v1/agents", worker("1.0.0", 1)); st != http.StatusServiceUnavailable || out["error"] != "static_registry" {
+		t.Fatalf("write on a static registry: %d %v", st, out)
+	}
+	if g.Registry() != reg {
+		t.Fatal("the gateway does not serve the registry it was given")
+	}
+	getJSON(t, g, "/v1/agents/pr-reviewer", http.StatusOK, nil)
 }
