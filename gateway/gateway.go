@@ -229,7 +229,7 @@ func (g *Gateway) startRegistry(ctx context.Context, seed *schemas.Registry) err
 	for _, what := range rep.Replaced {
 		g.cfg.Logger.Info("registry entry replaced from the configuration folder", "entry", what)
 	}
-	if g.live, err = registry.NewLive(ctx, st, g.cfg.Logger); err != nil {
+	if g.live, err = registry.NewLive(ctx, st, g.cfg.Logger, seed); err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
 	g.reg = g.live

@@ -1,12 +1,15 @@
 package registry
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,7 +84,11 @@ type Live struct {
 // NewLive reads both buckets of store, compiles the registry, and returns
 // a Live serving it. Run follows the buckets from there. It fails when the
 // buckets cannot be read or what they hold does not compile.
-func NewLive(ctx context.Context, store *Store, logger *slog.Logger) (*Live, error) {
+//
+// seed, when not nil, is a registry already compiled (the configuration
+// folder's, just seeded): when the buckets hold exactly its documents, it
+// is served as is rather than compiled again.
+func NewLive(ctx context.Context, store *Store, logger *slog.Logger, seed *schemas.Registry) (*Live, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -107,12 +114,11 @@ func NewLive(ctx context.Context, store *Store, logger *slog.Logger) (*Live, err
 		_ = l.Close()
 		return nil, err
 	}
-	snap, err := l.build()
+	snap, err := l.buildFrom(seed)
 	if err != nil {
 		_ = l.Close()
 		return nil, fmt.Errorf("registry: the stored registry does not compile: %w", err)
 	}
-	snap.BuiltAt = time.Now()
 	l.cur.Store(snap)
 	return l, nil
 }
@@ -246,7 +252,11 @@ func (l *Live) remember(a *Agent) {
 }
 
 // build compiles the watch loop's state.
-func (l *Live) build() (*Snapshot, error) {
+func (l *Live) build() (*Snapshot, error) { return l.buildFrom(nil) }
+
+// buildFrom is build, serving seed instead of compiling when it was
+// compiled from the very documents of the state.
+func (l *Live) buildFrom(seed *schemas.Registry) (*Snapshot, error) {
 	d := newDocs()
 	snap := &Snapshot{Revisions: make(map[string]uint64, len(l.agents)), BuiltAt: time.Now()}
 	for _, sub := range l.subs {
@@ -260,6 +270,10 @@ func (l *Live) build() (*Snapshot, error) {
 		d.agents[a.Name] = a.Blueprint
 		snap.Revisions[a.Name] = a.Revision
 	}
+	if seed != nil && sameDocs(d, seed) {
+		snap.Registry, snap.docs = seed, d
+		return snap, nil
+	}
 	reg, left, err := d.compileDegraded()
 	if err != nil {
 		return nil, err
@@ -270,6 +284,36 @@ func (l *Live) build() (*Snapshot, error) {
 	}
 	snap.Registry, snap.docs, snap.LeftOut = reg, d, left
 	return snap, nil
+}
+
+// sameDocs reports whether reg was compiled from exactly the documents of
+// d (compared compacted).
+func sameDocs(d docs, reg *schemas.Registry) bool {
+	n := 0
+	for _, sc := range reg.Schemas() {
+		if strings.HasPrefix(sc.ID, schemas.InlinePrefix) {
+			continue
+		}
+		n++
+		doc, err := compact(sc.Raw)
+		if err != nil || !bytes.Equal(doc, d.schemas[sc.ID]) {
+			return false
+		}
+	}
+	if n != len(d.schemas) || len(reg.Blueprints()) != len(d.agents) {
+		return false
+	}
+	for _, bp := range reg.Blueprints() {
+		raw, err := json.Marshal(bp)
+		if err != nil {
+			return false
+		}
+		doc, err := compact(raw)
+		if err != nil || !bytes.Equal(doc, d.agents[bp.Name]) {
+			return false
+		}
+	}
+	return true
 }
 
 func (l *Live) swap(snap *Snapshot) {

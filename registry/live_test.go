@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/registry"
+	"github.com/agentgate/agentgate/schemas"
 )
 
 // liveOn starts a Live on srv's buckets, running until t ends.
@@ -20,7 +21,7 @@ func liveOn(t *testing.T, srv *server.Server) *registry.Live {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := registry.NewLive(testCtx(t), st, nil)
+	l, err := registry.NewLive(testCtx(t), st, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,4 +157,46 @@ func TestLive_badEntryLeftOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "1.1.0", func() bool { _, ok := l.Schema(thingName + "/1.1.0"); return ok })
+}
+
+// The configuration folder's registry, just seeded, is served as is when
+// the buckets hold exactly its documents, and not when they differ.
+func TestLive_reusesTheSeed(t *testing.T) {
+	t.Parallel()
+	svc, srv := withService(t)
+	ctx := testCtx(t)
+	seed, err := schemas.Load("../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Seed(ctx, seed); err != nil {
+		t.Fatal(err)
+	}
+	_, js := natstest.Connect(t, srv)
+	st, err := registry.OpenStore(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := registry.NewLive(ctx, st, nil, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if l.Current().Registry != seed {
+		t.Fatal("the seed was compiled again")
+	}
+	if _, err := svc.Register(ctx, doc("1.0.0", map[string]string{"a": "string"}, "a"), registry.OriginAPI); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := registry.NewLive(ctx, st, nil, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	if l2.Current().Registry == seed {
+		t.Fatal("the seed was served though the buckets hold more")
+	}
+	if _, ok := l2.Schema(thingName + "/1.0.0"); !ok {
+		t.Fatal("the registered schema is missing")
+	}
 }
