@@ -296,6 +296,10 @@ with nothing stored. Exit status 1 when it would be refused.` + apiHelp,
 					return exitCode{exitUnreachable, fmt.Errorf("decoding the answer: %w", jerr)}
 				}
 			}
+			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON && err == nil && !ans.Compatible {
+				printJSON(cmd.OutOrStdout(), body)
+				return exitCode{code: exitRefused}
+			}
 			return jsonOr(cmd, body, err, func() error {
 				out := cmd.OutOrStdout()
 				if !ans.Compatible {
