@@ -76,16 +76,17 @@ func casPut(ctx context.Context, kv jetstream.KeyValue, key string, b []byte, re
 
 // recordHead is a record without its outcome.
 type recordHead struct {
-	RunID     string             `json:"run_id"`
-	AgentID   string             `json:"agent_id"`
-	Status    contract.RunStatus `json:"status"`
-	Attempts  int                `json:"attempts"`
-	UpdatedAt time.Time          `json:"updated_at"`
-	Replays   []uint64           `json:"replays,omitempty"`
+	RunID        string             `json:"run_id"`
+	AgentID      string             `json:"agent_id"`
+	Status       contract.RunStatus `json:"status"`
+	Attempts     int                `json:"attempts"`
+	UpdatedAt    time.Time          `json:"updated_at"`
+	Replays      []uint64           `json:"replays,omitempty"`
+	InputSeq     uint64             `json:"input_seq,omitempty"`
+	OutcomeMsgID string             `json:"outcome_msg_id,omitempty"`
+
 	// BlueprintRevision: see contract.RunState.
 	BlueprintRevision uint64 `json:"blueprint_revision,omitempty"`
-	InputSeq          uint64 `json:"input_seq,omitempty"`
-	OutcomeMsgID      string `json:"outcome_msg_id,omitempty"`
 }
 
 // encodeRecord encodes st as a record. The outcome, the bulk of it, is
@@ -95,7 +96,8 @@ type recordHead struct {
 func encodeRecord(st *contract.RunState) ([]byte, error) {
 	head, err := json.Marshal(recordHead{
 		RunID: st.RunID, AgentID: st.AgentID, Status: st.Status, Attempts: st.Attempts, UpdatedAt: st.UpdatedAt,
-		Replays: st.Replays, BlueprintRevision: st.BlueprintRevision, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID,
+		Replays: st.Replays, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID,
+		BlueprintRevision: st.BlueprintRevision,
 	})
 	if err != nil {
 		return nil, err
