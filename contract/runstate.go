@@ -20,6 +20,11 @@ type RunState struct {
 	// stream) replayed into this run with `agentgate dlq replay`; each
 	// reopens the run once. Not in the contract's table.
 	Replays []uint64 `json:"replays,omitempty"`
+	// BlueprintRevision is the revision (in the agentgate_blueprints
+	// bucket) of the blueprint the run's first attempt was judged by;
+	// every later attempt is judged by it too (section 12). Absent when
+	// the agent has no blueprint or the registry is static.
+	BlueprintRevision uint64 `json:"blueprint_revision,omitempty"`
 	// InputSeq is the raw stream's sequence of the input that produced
 	// Outcome. It is kept in the store but is not part of the API answer:
 	// it tells a redelivery of that input, whose outcome may not have gone

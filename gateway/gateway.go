@@ -21,6 +21,7 @@ import (
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/natsconn"
 	"github.com/agentgate/agentgate/redact"
+	"github.com/agentgate/agentgate/registry"
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/schemas"
@@ -33,7 +34,9 @@ type Config struct {
 	// ConfigDir holds schemas/ and agents/ (contract section 5). Ignored
 	// when Registry is set.
 	ConfigDir string
-	// Registry, when set, is used instead of loading ConfigDir.
+	// Registry, when set, is used instead of loading ConfigDir, as a
+	// static registry: the registry buckets are neither seeded nor
+	// watched, and the registry's write routes answer 503.
 	Registry *schemas.Registry
 	// NATS says how to reach and authenticate to NATS. When it names no
 	// server and no context (and NATSURL is empty) an embedded server is
@@ -118,7 +121,9 @@ func (c Config) Validate() error {
 // Gateway is a running agentgate.
 type Gateway struct {
 	cfg        Config
-	reg        *schemas.Registry
+	reg        registryView
+	live       *registry.Live    // nil for a static registry
+	regSvc     *registry.Service // nil for a static registry
 	embedded   *server.Server
 	nc         *nats.Conn
 	js         jetstream.JetStream
@@ -140,6 +145,14 @@ type Gateway struct {
 	closeErr  error
 }
 
+// registryView is what the gateway reads of the registry: a static
+// *schemas.Registry or the live view of the registry service.
+type registryView interface {
+	handlers.Registry
+	Blueprints() []*schemas.Blueprint
+	Schemas() []*schemas.Schema
+}
+
 // New loads the registry, starts or connects to NATS, creates the streams
 // and the run-state bucket, binds the durable consumer and opens the HTTP
 // listener. A bad configuration file fails here, naming the file. Call Run
@@ -149,19 +162,21 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	g := &Gateway{cfg: cfg, reg: cfg.Registry}
+	g := &Gateway{cfg: cfg}
 	defer func() {
 		if err != nil {
 			_ = g.Close()
 		}
 	}()
-	if g.reg == nil {
-		if g.reg, err = schemas.Load(cfg.ConfigDir); err != nil {
+	seed := cfg.Registry
+	if seed == nil {
+		if seed, err = schemas.Load(cfg.ConfigDir); err != nil {
 			return nil, fmt.Errorf("loading configuration %s: %w", cfg.ConfigDir, err)
 		}
+	} else {
+		g.reg = cfg.Registry
 	}
-	g.redactor = redact.New(g.reg)
-	cfg.Logger.Info("registry loaded", "schemas", len(g.reg.Schemas()), "agents", len(g.reg.Blueprints()))
+	cfg.Logger.Info("configuration loaded", "schemas", len(seed.Schemas()), "agents", len(seed.Blueprints()))
 
 	if cfg.NATSURL != "" {
 		cfg.NATS.Servers = cfg.NATSURL
@@ -202,6 +217,12 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	g.store = runstate.New(kv)
+	if g.reg == nil {
+		if err := g.startRegistry(ctx, seed); err != nil {
+			return nil, err
+		}
+	}
+	g.redactor = redact.New(g.reg)
 	ckv, err := g.js.KeyValue(ctx, subjects.ChunksBucket)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
@@ -271,6 +292,34 @@ func (g *Gateway) signer() (*signingPublisher, error) {
 // not signed): what consumers pass to executor.Verify.
 func (g *Gateway) SigningKey() string { return g.signingKey }
 
+// startRegistry seeds the registry buckets from the configuration folder
+// and starts the live view the gateway judges messages by.
+func (g *Gateway) startRegistry(ctx context.Context, seed *schemas.Registry) error {
+	st, err := registry.OpenStore(ctx, g.js)
+	if err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	g.regSvc = registry.NewService(st, g.cfg.Logger)
+	rep, err := g.regSvc.Seed(ctx, seed)
+	if err != nil {
+		return fmt.Errorf("gateway: seeding the registry from %s: %w", g.cfg.ConfigDir, err)
+	}
+	for _, what := range rep.Kept {
+		g.cfg.Logger.Warn("the configuration folder differs from a version registered through the API; the registered one stays",
+			"entry", what, "config", g.cfg.ConfigDir)
+	}
+	for _, what := range rep.Replaced {
+		g.cfg.Logger.Info("registry entry replaced from the configuration folder", "entry", what)
+	}
+	if g.live, err = registry.NewLive(ctx, st, g.cfg.Logger, seed); err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	g.reg = g.live
+	cur := g.live.Current().Registry
+	g.cfg.Logger.Info("registry ready", "schemas", len(cur.Schemas()), "agents", len(cur.Blueprints()), "seeded", len(rep.Added))
+	return nil
+}
+
 // NATSURL is the URL of the NATS server the gateway uses.
 func (g *Gateway) NATSURL() string { return g.natsURL }
 
@@ -281,8 +330,18 @@ func (g *Gateway) HTTPAddr() string { return g.httpLn.Addr().String() }
 // and connected to NATS.
 func (g *Gateway) Healthy() bool { return g.ready.Load() && g.nc.Status() == nats.CONNECTED }
 
-// Registry is the loaded registry.
-func (g *Gateway) Registry() *schemas.Registry { return g.reg }
+// Registry is the registry in force: the static one, or the live view's
+// current snapshot.
+func (g *Gateway) Registry() *schemas.Registry {
+	if g.live != nil {
+		return g.live.Current().Registry
+	}
+	r, _ := g.reg.(*schemas.Registry)
+	return r
+}
+
+// Live is the live view of the registry service; nil for a static registry.
+func (g *Gateway) Live() *registry.Live { return g.live }
 
 // Run serves HTTP and processes raw outputs until ctx is done, then shuts
 // down gracefully: no new messages are taken, the ones in flight finish
@@ -300,6 +359,9 @@ func (g *Gateway) Run(ctx context.Context) error {
 	// expiry loop (which publishes through it) and the HTTP API (which
 	// reads run state on the connection the router closes).
 	go func() { routerErr <- g.router.Run(context.WithoutCancel(ctx)) }()
+	if g.live != nil {
+		go func() { _ = g.live.Run(ctx) }()
+	}
 	ectx, stopExpiry := context.WithCancel(ctx)
 	expiryDone := make(chan struct{})
 	go func() { defer close(expiryDone); g.expireStreams(ectx) }()
@@ -381,6 +443,9 @@ func (g *Gateway) Close() error {
 			if err := g.httpLn.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 				errs = append(errs, err)
 			}
+		}
+		if g.live != nil {
+			errs = append(errs, g.live.Close())
 		}
 		if g.router != nil {
 			errs = append(errs, g.router.Close())

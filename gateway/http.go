@@ -49,6 +49,7 @@ func (g *Gateway) routes(cfg APIConfig) http.Handler {
 	handle("GET /v1/dlq", apiauth.Read, http.HandlerFunc(g.dlqList))
 	handle("GET /v1/dlq/{seq}", apiauth.Read, http.HandlerFunc(g.dlqGet))
 	handle("POST /v1/dlq/{seq}/replay", apiauth.Write, http.HandlerFunc(g.dlqReplay))
+	g.registryRoutes(mux, handle)
 	handle("/", apiauth.Read, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, codeNotFound, "no route "+r.Method+" "+quote(r.URL.Path))
 	}))

@@ -29,6 +29,20 @@ type Registry interface {
 	Schema(id string) (*schemas.Schema, bool)
 }
 
+// BlueprintRevisions is implemented by a Registry whose blueprints change
+// while the gateway runs (the registry service's live view). The gate then
+// records in a new run's state the revision of the blueprint it judged the
+// first attempt with, and judges every later attempt of the run by that
+// revision, so that a blueprint change applies to runs that start after it.
+type BlueprintRevisions interface {
+	// BlueprintRevision returns the agent's current blueprint and its
+	// revision.
+	BlueprintRevision(name string) (*schemas.Blueprint, uint64, bool)
+	// BlueprintAt returns the agent's blueprint as it was at revision rev;
+	// false when that revision is no longer known.
+	BlueprintAt(name string, rev uint64) (*schemas.Blueprint, bool)
+}
+
 // GateConfig configures a Gate.
 type GateConfig struct {
 	Registry Registry
@@ -134,8 +148,15 @@ func (g *Gate) Decide(env Envelope, st *contract.RunState) Decision {
 
 // decide is Decide; a non-nil verdict stands in for the pipeline's (a
 // streamed output stopped early).
-func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Decision {
+func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) (d Decision) {
 	now := g.cfg.Now().UTC()
+	var bpRev uint64
+	defer func() {
+		// A run records the blueprint revision it started with, once.
+		if d.State != nil && d.State.BlueprintRevision == 0 && bpRev != 0 {
+			d.State.BlueprintRevision = bpRev
+		}
+	}()
 	m, reason := ParseMeta(env)
 	if reason != "" {
 		return g.deadLetter(env, m, m.Attempt, contract.ErrInvalidEnvelope, reason, nil, nil, now)
@@ -176,7 +197,7 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 		return Decision{RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt}
 	}
 
-	bp, hasBP := g.cfg.Registry.Blueprint(m.AgentID)
+	bp, bpRev, hasBP := g.blueprint(m.AgentID, st)
 	var schema *schemas.Schema
 	toolOrAnswer := hasBP && bp.Reply == schemas.ReplyToolOrAnswer
 	switch {
@@ -288,6 +309,24 @@ type target struct {
 
 func schemaTarget(s *schemas.Schema, bp *schemas.Blueprint) target {
 	return target{id: s.ID, declared: s.DeclaredID, schema: s, prompt: s.ForModel(), bp: bp}
+}
+
+// blueprint returns the blueprint to judge an attempt of the agent's run
+// with, and its revision (0 when the registry has no revisions): the
+// revision the run recorded when there is one and the registry still knows
+// it, else the current one.
+func (g *Gate) blueprint(agent string, st *contract.RunState) (*schemas.Blueprint, uint64, bool) {
+	revs, ok := g.cfg.Registry.(BlueprintRevisions)
+	if !ok {
+		bp, has := g.cfg.Registry.Blueprint(agent)
+		return bp, 0, has
+	}
+	if st != nil && st.BlueprintRevision != 0 {
+		if bp, ok := revs.BlueprintAt(agent, st.BlueprintRevision); ok {
+			return bp, st.BlueprintRevision, true
+		}
+	}
+	return revs.BlueprintRevision(agent)
 }
 
 // verdict turns the pipeline's verdict into the outcome: a valid result, a

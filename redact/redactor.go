@@ -14,11 +14,18 @@ import (
 // Redactor masks sensitive members in the messages of one registry's
 // agents. Safe for concurrent use.
 type Redactor struct {
-	reg *schemas.Registry
+	reg Registry
+}
+
+// Registry is what a Redactor reads of the registry in force: a static
+// *schemas.Registry or the registry service's live view.
+type Registry interface {
+	Blueprint(name string) (*schemas.Blueprint, bool)
+	Schema(id string) (*schemas.Schema, bool)
 }
 
 // New returns a Redactor for reg.
-func New(reg *schemas.Registry) *Redactor { return &Redactor{reg: reg} }
+func New(reg Registry) *Redactor { return &Redactor{reg: reg} }
 
 // hasSensitiveKey memoizes, per schema, whether it marks anything
 // sensitive (in its own document or one it refers to).

@@ -84,6 +84,9 @@ type recordHead struct {
 	Replays      []uint64           `json:"replays,omitempty"`
 	InputSeq     uint64             `json:"input_seq,omitempty"`
 	OutcomeMsgID string             `json:"outcome_msg_id,omitempty"`
+
+	// BlueprintRevision: see contract.RunState.
+	BlueprintRevision uint64 `json:"blueprint_revision,omitempty"`
 }
 
 // encodeRecord encodes st as a record. The outcome, the bulk of it, is
@@ -94,6 +97,7 @@ func encodeRecord(st *contract.RunState) ([]byte, error) {
 	head, err := json.Marshal(recordHead{
 		RunID: st.RunID, AgentID: st.AgentID, Status: st.Status, Attempts: st.Attempts, UpdatedAt: st.UpdatedAt,
 		Replays: st.Replays, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID,
+		BlueprintRevision: st.BlueprintRevision,
 	})
 	if err != nil {
 		return nil, err

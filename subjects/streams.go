@@ -27,6 +27,17 @@ const RunsBucket = "agentgate_runs"
 // outputs received so far, so that a restart loses none (section 8).
 const ChunksBucket = "agentgate_chunks"
 
+// SchemasBucket holds the registry's schemas: one entry per schema name
+// with all its versions (registry package).
+const SchemasBucket = "agentgate_schemas"
+
+// BlueprintsBucket holds the registry's blueprints: one entry per agent.
+const BlueprintsBucket = "agentgate_blueprints"
+
+// RegistryHistory is how many revisions of each registry entry the buckets
+// keep (JetStream's maximum).
+const RegistryHistory = 64
+
 // PartialConsumer is the durable consumer on the partial stream that every
 // gateway replica binds to.
 const PartialConsumer = "agentgate-partial"
@@ -132,6 +143,23 @@ func ChunksBucketConfig(cfg StreamsConfig) jetstream.KeyValueConfig {
 	}
 }
 
+// RegistryBucketConfigs are the registry buckets' configurations: history
+// kept, no expiry (a registry is never aged out), replicated like the
+// streams.
+func RegistryBucketConfigs(cfg StreamsConfig) []jetstream.KeyValueConfig {
+	cfg.setDefaults()
+	mk := func(name, desc string) jetstream.KeyValueConfig {
+		return jetstream.KeyValueConfig{
+			Bucket: name, Description: desc, History: RegistryHistory,
+			Storage: jetstream.FileStorage, Replicas: cfg.Replicas,
+		}
+	}
+	return []jetstream.KeyValueConfig{
+		mk(SchemasBucket, "agentgate: registry schemas, every version"),
+		mk(BlueprintsBucket, "agentgate: registry blueprints"),
+	}
+}
+
 // PartialConsumerConfig is the durable consumer of streamed chunks.
 func PartialConsumerConfig(ackWait time.Duration, maxAckPending int) jetstream.ConsumerConfig {
 	c := GatewayConsumerConfig(ackWait, maxAckPending)
@@ -153,8 +181,8 @@ func GatewayConsumerConfig(ackWait time.Duration, maxAckPending int) jetstream.C
 	}
 }
 
-// Ensure creates or updates every stream, the run-state bucket (returned)
-// and the chunk bucket. It is safe to call from several replicas at once.
+// Ensure creates or updates every stream, the run-state bucket (returned),
+// the chunk bucket and the registry buckets. It is safe to call from several replicas at once.
 func Ensure(ctx context.Context, js jetstream.JetStream, cfg StreamsConfig) (jetstream.KeyValue, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -171,6 +199,11 @@ func Ensure(ctx context.Context, js jetstream.JetStream, cfg StreamsConfig) (jet
 	}
 	if _, err := js.CreateOrUpdateKeyValue(ctx, ChunksBucketConfig(cfg)); err != nil {
 		return nil, fmt.Errorf("creating bucket %s: %w", ChunksBucket, err)
+	}
+	for _, rc := range RegistryBucketConfigs(cfg) {
+		if _, err := js.CreateOrUpdateKeyValue(ctx, rc); err != nil {
+			return nil, fmt.Errorf("creating bucket %s: %w", rc.Bucket, err)
+		}
 	}
 	return kv, nil
 }

@@ -34,7 +34,7 @@ upper case with _ for - (for example AGENTGATE_NATS_URL).`,
 			return flagsFromEnv(cmd)
 		},
 	}
-	root.AddCommand(newServeCmd(), newValidateCmd(), newPublishCmd(), newTailCmd(), newDLQCmd(), newRunsCmd(), newSchemaCmd(), newVersionCmd(), newHealthCmd())
+	root.AddCommand(newServeCmd(), newValidateCmd(), newPublishCmd(), newTailCmd(), newDLQCmd(), newRunsCmd(), newSchemaCmd(), newVersionCmd(), newHealthCmd(), newAgentCmd())
 	root.SetVersionTemplate("{{.Version}}\n")
 	return root
 }

@@ -18,9 +18,10 @@ import (
 func newSchemaCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schema",
-		Short: "Check and compare schemas",
+		Short: "Check and compare schemas, and manage the running registry's",
 	}
-	cmd.AddCommand(newSchemaLintCmd(), newSchemaDiffCmd())
+	cmd.AddCommand(newSchemaLintCmd(), newSchemaDiffCmd(),
+		newSchemaPushCmd(), newSchemaVersionsCmd(), newSchemaGetCmd(), newSchemaCompatCmd())
 	return cmd
 }
 
