@@ -228,6 +228,7 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 	opts := CheckOptions{MaxDepth: g.cfg.MaxDepth, Coerce: true}
 	if hasBP {
 		opts.ExtraFields, opts.Coerce = bp.ExtraFields, bp.Coerce
+		opts.Rules = bp.Rules
 	}
 	switch {
 	case verdict != nil && schema != nil && !toolOrAnswer:

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/rules"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -20,6 +21,9 @@ type CheckOptions struct {
 	ExtraFields string
 	// Coerce allows the schema-guided conversions of contract section 3.1.
 	Coerce bool
+	// Rules are the blueprint's business rules, checked (after the
+	// schema's own) on a document the schema accepts; nil for none.
+	Rules *rules.Set
 }
 
 // Verdict is what the pipeline concluded about one payload.
@@ -80,6 +84,11 @@ func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (V
 		all := make([]contract.Normalization, 0, len(c.Normalizations)+len(norms))
 		all = append(append(all, c.Normalizations...), norms...)
 		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}
+		if len(v.Violations) == 0 {
+			// Rules reason about a document of the schema's shape only.
+			v.Violations = append(s.Rules.Eval(doc), opts.Rules.Eval(doc)...)
+			contract.SortViolations(v.Violations)
+		}
 		v.Valid = len(v.Violations) == 0
 		if v.Valid {
 			return v, true

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/agentgate/agentgate/rules"
 )
 
 // Values of Blueprint.ExtraFields.
@@ -49,6 +51,11 @@ type Blueprint struct {
 	// name: a registry schema named by its $id, or one given inline,
 	// compiled under "urn:agentgate:inline:<agent>/tools/<tool>".
 	Tools map[string]*Schema
+
+	// Rules are the blueprint's business rules ("rules"), checked after the
+	// output schema (and its own rules) on the normalized document; nil for
+	// none.
+	Rules *rules.Set
 }
 
 // MaxAttempts is the number of attempts a run gets: MaxRetries + 1.
@@ -76,12 +83,13 @@ type blueprintJSON struct {
 	SystemPrompt     string                     `json:"system_prompt"`
 	Reply            string                     `json:"reply,omitempty"`
 	Tools            map[string]json.RawMessage `json:"tools,omitempty"`
+	Rules            json.RawMessage            `json:"rules,omitempty"`
 }
 
 // blueprintFields are the members a blueprint file may have.
 var blueprintFields = []string{
 	"name", "description", "output_schema", "parameters_schema", "max_retries",
-	"extra_fields", "coerce", "system_prompt", "reply", "tools",
+	"extra_fields", "coerce", "system_prompt", "reply", "tools", "rules",
 }
 
 // MarshalJSON writes the blueprint as in contract section 5 with the
@@ -109,6 +117,9 @@ func (b *Blueprint) MarshalJSON() ([]byte, error) {
 		for name, s := range b.Tools {
 			w.Tools[name] = schemaRef(s)
 		}
+	}
+	if b.Rules.Len() > 0 {
+		w.Rules, _ = json.Marshal(b.Rules.Specs())
 	}
 	return json.Marshal(w)
 }
@@ -210,6 +221,11 @@ func (l *loader) blueprintFile(p string) {
 			}
 			b.Tools[name] = s
 		}
+	}
+	if set, err := compileRules(f.Rules); err != nil {
+		probs = append(probs, fmt.Errorf("rules: %w", err))
+	} else {
+		b.Rules = set
 	}
 	for _, err := range probs {
 		l.fail(file, err)

@@ -88,6 +88,9 @@ func (l *loader) compile(raw []byte, doc map[string]any, id, source string) (*Sc
 	}
 	s.Title, _ = doc["title"].(string)
 	s.Description, _ = doc["description"].(string)
+	if s.Rules, err = docRules(doc); err != nil {
+		return nil, err
+	}
 	l.reg.schemas[id] = s
 	return s, nil
 }

@@ -80,6 +80,12 @@ var (
 	// inline schema that does not load.
 	ErrBadBlueprint = errors.New("invalid blueprint")
 
+	// ErrBadRules is returned for business rules (a blueprint's "rules", a
+	// schema's "x-rules") that are not well formed, do not compile or
+	// type-check, or whose estimated cost is over the limit; it wraps the
+	// rules package's ErrBadRule, ErrCompile or ErrCostLimit.
+	ErrBadRules = errors.New("invalid rules")
+
 	// ErrDuplicateBlueprint is returned when two blueprint files declare the
 	// same agent name.
 	ErrDuplicateBlueprint = errors.New("duplicate blueprint name")

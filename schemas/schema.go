@@ -10,6 +10,7 @@ import (
 	"github.com/kaptinlin/jsonschema"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/rules"
 )
 
 // Draft names, as found in Schema.Draft.
@@ -35,6 +36,9 @@ type Schema struct {
 	Source      string          // file path it came from, or "inline:<agent>"
 	Raw         json.RawMessage // the schema document as loaded
 	Doc         map[string]any  // decoded document (encoding/json, UseNumber), for walking by the normalizer
+	// Rules are the schema's business rules ("x-rules"), checked after the
+	// schema on the normalized document; nil for none.
+	Rules *rules.Set
 
 	compiled  *jsonschema.Schema
 	reg       *Registry
