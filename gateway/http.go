@@ -111,7 +111,11 @@ func (g *Gateway) schema(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown schema "+id)
 		return
 	}
-	w.Header().Set("Content-Type", "application/schema+json")
+	ctype := "application/schema+json"
+	if s.Draft == schemas.DraftJTD {
+		ctype = "application/json" // RFC 8927 registers no media type
+	}
+	w.Header().Set("Content-Type", ctype)
 	_, _ = w.Write(s.Raw)
 }
 

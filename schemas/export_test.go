@@ -55,3 +55,9 @@ func CompileStandalone(raw []byte, remotes map[string][]byte) (*Schema, error) {
 	reg.prepare()
 	return s, nil
 }
+
+// ValidateTranslation validates doc against the JSON Schema translation of
+// a JTD schema (what kaptinlin compiled), not with RFC 8927's semantics.
+func ValidateTranslation(s *Schema, doc any) bool {
+	return s.compiled.Validate(doc).IsValid()
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/kaptinlin/jsonschema"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/jtd"
 	"github.com/agentgate/agentgate/rules"
 )
 
@@ -32,15 +33,16 @@ type Schema struct {
 	Version     string          // semver from the last path segment of $id ("" for inline)
 	Title       string          // "title", "" when absent
 	Description string          // "description", "" when absent
-	Draft       string          // Draft07 or Draft2020
+	Draft       string          // Draft07, Draft2020 or DraftJTD
 	Source      string          // file path it came from, or "inline:<agent>"
-	Raw         json.RawMessage // the schema document as loaded
-	Doc         map[string]any  // decoded document (encoding/json, UseNumber), for walking by the normalizer
+	Raw         json.RawMessage // the schema document as loaded (for DraftJTD, the JTD document)
+	Doc         map[string]any  // decoded document (encoding/json, UseNumber), for walking by the normalizer; for DraftJTD its JSON Schema translation
 	// Rules are the schema's business rules ("x-rules"), checked after the
 	// schema on the normalized document; nil for none.
 	Rules *rules.Set
 
 	compiled  *jsonschema.Schema
+	jtd       *jtd.Schema // for DraftJTD: validation follows RFC 8927, not compiled
 	reg       *Registry
 	serialize bool // the schema reaches patternProperties: see Registry.serialMu
 	memo      sync.Map
@@ -60,6 +62,9 @@ func (s *Schema) Memo() *sync.Map { return &s.memo }
 // A Schema that did not come from a Registry validates nothing: it returns
 // one violation at $ saying so.
 func (s *Schema) Validate(doc any) []contract.Violation {
+	if s != nil && s.jtd != nil {
+		return s.jtd.Violations(doc)
+	}
 	if s == nil || s.compiled == nil {
 		return []contract.Violation{{Path: "$", Keyword: "$schema", Message: "schema is not compiled"}}
 	}
