@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/provider"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -20,6 +21,7 @@ func (g *Gateway) routes() http.Handler {
 	mux.HandleFunc("GET /v1/agents", g.agents)
 	mux.HandleFunc("GET /v1/agents/{name}", g.agent)
 	mux.HandleFunc("GET /v1/agents/{name}/prompt", g.prompt)
+	mux.HandleFunc("GET /v1/agents/{name}/provider-schema", g.providerSchema)
 	mux.HandleFunc("GET /v1/schemas", g.schemaList)
 	mux.HandleFunc("GET /v1/schemas/{id...}", g.schema)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(g.metrics.Registry(), promhttp.HandlerOpts{}))
@@ -75,6 +77,28 @@ func (g *Gateway) prompt(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(text))
+}
+
+// providerSchema answers GET /v1/agents/{name}/provider-schema?provider=P:
+// the agent's output schema in provider P's strict mode, with what could
+// not be expressed (contract section 6).
+func (g *Gateway) providerSchema(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	bp, ok := g.reg.Blueprint(name)
+	if !ok {
+		writeError(w, http.StatusNotFound, "unknown agent "+name)
+		return
+	}
+	if bp.OutputSchema == nil || bp.Reply != "" {
+		writeError(w, http.StatusNotFound, "agent "+name+" has no output schema to export")
+		return
+	}
+	x, err := provider.Export(provider.Name(r.URL.Query().Get("provider")), bp.OutputSchema.Doc, bp.OutputSchema)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, provider.NewDocument(name, bp.OutputSchema.ID, x))
 }
 
 // schemaInfo is an entry of GET /v1/schemas.
