@@ -21,6 +21,12 @@ const (
 	OpDrop    = "drop"
 	OpStrip   = "strip"
 	OpCoerce  = "coerce"
+	// OpLossy records a lossy repair accepted by a blueprint with
+	// "lossy_repair": "accept", at the path where content was lost.
+	OpLossy = "lossy"
+	// OpMerge records that the answer to a partial re-ask was merged
+	// (RFC 7386) into the previous attempt's normalized document.
+	OpMerge = "merge"
 )
 
 // Normalization records one change made to reach result_data.
@@ -37,8 +43,10 @@ type Normalization struct {
 // ValidationError is the validation error of section 4, carried by retry
 // requests (retryable) and dead letters (not retryable).
 type ValidationError struct {
-	Error      string      `json:"error"`
-	SchemaID   string      `json:"schema_id"`
+	Error    string `json:"error"`
+	SchemaID string `json:"schema_id"`
+	// DeclaredID is the inline schema's own $id, where it declares one.
+	DeclaredID string      `json:"declared_id,omitempty"`
 	AgentID    string      `json:"agent_id"`
 	Violations []Violation `json:"violations"`
 	RawOutput  string      `json:"raw_output"`
@@ -73,12 +81,14 @@ func runeStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // ResultEvent is published on agent.output.valid.<agent> (section 3.1).
 type ResultEvent struct {
-	EventType      string          `json:"event_type"`
-	RunID          string          `json:"run_id"`
-	AgentID        string          `json:"agent_id"`
-	SessionID      *string         `json:"session_id"`
-	Attempt        int             `json:"attempt"`
-	SchemaID       *string         `json:"schema_id"`
+	EventType string  `json:"event_type"`
+	RunID     string  `json:"run_id"`
+	AgentID   string  `json:"agent_id"`
+	SessionID *string `json:"session_id"`
+	Attempt   int     `json:"attempt"`
+	SchemaID  *string `json:"schema_id"`
+	// DeclaredID is the inline schema's own $id, where it declares one.
+	DeclaredID     string          `json:"declared_id,omitempty"`
 	ResultData     any             `json:"result_data"`
 	ResultText     *string         `json:"result_text"`
 	Normalized     bool            `json:"normalized"`
@@ -96,17 +106,35 @@ type RetryEvent struct {
 	NextAttempt int             `json:"next_attempt"`
 	Error       ValidationError `json:"error"`
 	RetryPrompt string          `json:"retry_prompt"`
-	Timestamp   time.Time       `json:"timestamp"`
+	// Partial is set when the retry prompt is a partial re-ask (blueprint
+	// retry: partial): the answer may hold just the members at Paths, and
+	// is merged into Document.
+	Partial   *PartialRetry `json:"partial,omitempty"`
+	Timestamp time.Time     `json:"timestamp"`
+}
+
+// PartialRetry is what a partial re-ask asks for (section 3.2).
+type PartialRetry struct {
+	// Paths are the JSONPaths of the members asked for again.
+	Paths []string `json:"paths"`
+	// Document is the failed attempt's normalized document, into which the
+	// answer is merged (RFC 7386).
+	Document any `json:"document"`
 }
 
 // RefusalEvent is published on agent.output.refused.<agent> (section 3.3).
 type RefusalEvent struct {
-	EventType string    `json:"event_type"`
-	RunID     string    `json:"run_id"`
-	AgentID   string    `json:"agent_id"`
-	SessionID *string   `json:"session_id,omitempty"`
-	Attempt   int       `json:"attempt"`
-	Refusal   string    `json:"refusal"`
+	EventType string  `json:"event_type"`
+	RunID     string  `json:"run_id"`
+	AgentID   string  `json:"agent_id"`
+	SessionID *string `json:"session_id,omitempty"`
+	Attempt   int     `json:"attempt"`
+	Refusal   string  `json:"refusal"`
+	// Detection says how the refusal was recognised: "header"
+	// (Output-Kind: refusal), "object" ({"refusal": "..."}), "text" (a
+	// plain-text refusal in the default phrasings) or "pattern" (one of the
+	// blueprint's refusal_patterns).
+	Detection string    `json:"detection,omitempty"`
 	Timestamp time.Time `json:"timestamp"`
 }
 

@@ -45,6 +45,10 @@ const (
 	// ErrStreamIncomplete is section 8's dead letter for a streamed output
 	// whose final chunk never came.
 	ErrStreamIncomplete ErrorType = "stream_incomplete"
+	// ErrUpstreamError is section 10's dead letter for a gated exchange
+	// whose upstream agent answered with a protocol error, could not be
+	// reached, or broke the protocol.
+	ErrUpstreamError ErrorType = "upstream_error"
 	// ErrInternal is not in the contract's table: it dead-letters a message
 	// whose processing panicked or kept failing after every retry, so that a
 	// poison message ends somewhere an operator can see it instead of being

@@ -88,6 +88,16 @@ func (v *Violation) UnmarshalJSON(b []byte) error {
 // could be found or parsed, or because it nests deeper than the limit.
 const KeywordJSON = "json"
 
+// KeywordTruncated is the keyword of a violation raised because the output
+// was cut off: repair would have to close the document where its text
+// ends.
+const KeywordTruncated = "truncated"
+
+// KeywordRepair is the keyword of a violation raised because repair would
+// lose, invent or move content (a placeholder for a missing value, elided
+// content, a member moved across a bracket).
+const KeywordRepair = "repair"
+
 // SortViolations sorts by path (array indices compared as numbers), then by
 // keyword, then by message, so that the order is stable across runs.
 func SortViolations(vs []Violation) {

@@ -114,3 +114,15 @@ type ModelRefusal struct {
 
 // Error implements error.
 func (e *ModelRefusal) Error() string { return "executor: the model refused: " + e.Text }
+
+// ErrUnsigned is returned by Verify for an outcome without an
+// Outcome-Signature (a gateway with no signing key, or a forgery).
+var ErrUnsigned = errors.New("executor: the outcome is not signed")
+
+// ErrUntrustedSigner is returned by Verify when the outcome was signed
+// with a key the caller does not trust.
+var ErrUntrustedSigner = errors.New("executor: the outcome is signed by an untrusted key")
+
+// ErrBadSignature is returned by Verify when the signature does not match
+// the message: it was forged, or changed after signing.
+var ErrBadSignature = errors.New("executor: the outcome's signature does not match")

@@ -177,7 +177,7 @@ func TestRun_retryPromptInSameConversation(t *testing.T) {
 	if len(first) != 2 || first[0].Role != executor.RoleSystem || first[1] != (executor.Message{Role: executor.RoleUser, Content: "the diff"}) {
 		t.Errorf("first conversation = %+v, want system prompt then input", first)
 	}
-	if !strings.Contains(first[0].Content, "## Required Output Format") || !strings.Contains(first[0].Content, "pr-review/1.0.0") {
+	if !strings.Contains(first[0].Content, "## Required Output Format") || !strings.Contains(first[0].Content, `"title": "Pull request review"`) {
 		t.Errorf("system prompt lacks the output schema: %q", first[0].Content)
 	}
 	if len(second) != 4 || !slices.Equal(second[:2], first) {

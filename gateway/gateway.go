@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/natsconn"
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/schemas"
@@ -32,9 +33,22 @@ type Config struct {
 	ConfigDir string
 	// Registry, when set, is used instead of loading ConfigDir.
 	Registry *schemas.Registry
-	// NATSURL connects to an existing NATS deployment; when empty an
-	// embedded server is started on NATSListen with its files in DataDir.
+	// NATS says how to reach and authenticate to NATS. When it names no
+	// server and no context (and NATSURL is empty) an embedded server is
+	// started on NATSListen with its files in DataDir, and the gateway
+	// connects to it with NATS's credentials.
+	NATS natsconn.Options
+	// NATSURL, when set, is the server list (shorthand for NATS.Servers).
 	NATSURL string
+	// SigningKey is a file holding an NKey seed: every outcome is signed
+	// with it (Outcome-Signature, contract section 3.5). Default: the seed
+	// of NATS.NKey, if the gateway authenticates with one; with neither,
+	// outcomes go unsigned.
+	SigningKey string
+	// EmbeddedAuth is a NATS server configuration file whose accounts,
+	// users and permissions the embedded server enforces (see
+	// router.EmbeddedConfig.AuthFile). Ignored with an external server.
+	EmbeddedAuth string
 	// NATSListen is the embedded server's HOST:PORT (default
 	// 127.0.0.1:4222; port 0 picks a free one).
 	NATSListen string
@@ -55,7 +69,13 @@ type Config struct {
 	// StreamIdle is how long a streamed output may go without a chunk
 	// before it is dead-lettered as stream_incomplete (default 60 s).
 	StreamIdle time.Duration
-	Logger     *slog.Logger
+	// GateIdle, GateHeartbeat, GateDiscoveryWait and GateDiscoveryRetry
+	// tune the gated twins (contract section 10; defaults in agentproto).
+	GateIdle           time.Duration
+	GateHeartbeat      time.Duration
+	GateDiscoveryWait  time.Duration
+	GateDiscoveryRetry time.Duration
+	Logger             *slog.Logger
 }
 
 func (c *Config) setDefaults() {
@@ -90,20 +110,22 @@ func (c Config) Validate() error {
 
 // Gateway is a running agentgate.
 type Gateway struct {
-	cfg      Config
-	reg      *schemas.Registry
-	embedded *server.Server
-	nc       *nats.Conn
-	js       jetstream.JetStream
-	store    *runstate.Store
-	router   *router.Router
-	metrics  *Metrics
-	http     *http.Server
-	httpLn   net.Listener
-	natsURL  string
-	handler  *handlers.Handler
-	ncClosed chan struct{}
-	ready    atomic.Bool
+	cfg        Config
+	reg        *schemas.Registry
+	embedded   *server.Server
+	nc         *nats.Conn
+	js         jetstream.JetStream
+	store      *runstate.Store
+	router     *router.Router
+	metrics    *Metrics
+	http       *http.Server
+	httpLn     net.Listener
+	natsURL    string
+	signingKey string
+	handler    *handlers.Handler
+	ncClosed   chan struct{}
+	ready      atomic.Bool
+	twins      *twins
 
 	closeOnce sync.Once
 	closeErr  error
@@ -131,21 +153,32 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	}
 	cfg.Logger.Info("registry loaded", "schemas", len(g.reg.Schemas()), "agents", len(g.reg.Blueprints()))
 
-	g.natsURL = cfg.NATSURL
-	if g.natsURL == "" {
+	if cfg.NATSURL != "" {
+		cfg.NATS.Servers = cfg.NATSURL
+	}
+	if !cfg.NATS.Explicit() {
 		dir, _ := filepath.Abs(cfg.DataDir)
 		if g.embedded, err = router.StartEmbedded(router.EmbeddedConfig{Listen: cfg.NATSListen, StoreDir: dir}); err != nil {
 			return nil, err
 		}
-		g.natsURL = g.embedded.ClientURL()
-		cfg.Logger.Info("embedded NATS started", "url", g.natsURL, "store", dir)
+		cfg.Logger.Info("embedded NATS started", "url", g.embedded.ClientURL(), "store", dir)
 	}
+	defaultURL := ""
+	if g.embedded != nil {
+		defaultURL = g.embedded.ClientURL()
+	}
+	conn, err := cfg.NATS.Resolve(defaultURL)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	g.natsURL = conn.URL
 	g.ncClosed = make(chan struct{})
-	g.nc, err = nats.Connect(g.natsURL, nats.Name("agentgate"), nats.MaxReconnects(-1),
+	g.nc, err = conn.Connect(nats.Name("agentgate"), nats.MaxReconnects(-1),
 		nats.ClosedHandler(func(*nats.Conn) { close(g.ncClosed) }))
 	if err != nil {
-		return nil, fmt.Errorf("gateway: connecting to %s: %w", g.natsURL, err)
+		return nil, fmt.Errorf("gateway: %w", err)
 	}
+	cfg.Logger.Info("connected to NATS", "url", g.natsURL, "credential", conn.Credential)
 	if g.js, err = jetstream.New(g.nc); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
@@ -159,6 +192,10 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	chunks := runstate.NewChunks(ckv)
+	signer, err := g.signer()
+	if err != nil {
+		return nil, err
+	}
 	g.metrics = NewMetrics(func(agent string) bool { _, ok := g.reg.Blueprint(agent); return ok })
 
 	gate, err := handlers.NewGate(handlers.GateConfig{
@@ -171,6 +208,10 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
 		Partial: true,
 		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
+			if signer != nil {
+				signer.next = pub
+				pub = signer
+			}
 			h, err := handlers.NewHandler(handlers.HandlerConfig{
 				Gate: gate, Store: g.store, Chunks: chunks, Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
 				Concurrency: concurrency,
@@ -182,12 +223,39 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if g.twins, err = g.newTwins(); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
 	if g.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 		return nil, fmt.Errorf("gateway: HTTP listener: %w", err)
 	}
 	g.http = &http.Server{Handler: g.routes(), ReadHeaderTimeout: 10 * time.Second}
 	return g, nil
 }
+
+// signer returns the publisher decorator that signs outcomes (its next
+// publisher still unset), or nil when there is no key to sign with.
+func (g *Gateway) signer() (*signingPublisher, error) {
+	path := g.cfg.SigningKey
+	if path == "" {
+		path = g.cfg.NATS.NKey
+	}
+	if path == "" {
+		g.cfg.Logger.Warn("outcomes are not signed: give --signing-key (or connect with --nkey) so consumers can verify them")
+		return nil, nil
+	}
+	kp, pub, err := loadSigner(path)
+	if err != nil {
+		return nil, err
+	}
+	g.signingKey = pub
+	g.cfg.Logger.Info("outcomes are signed", "public_key", pub)
+	return &signingPublisher{kp: kp, pub: pub}, nil
+}
+
+// SigningKey is the public NKey outcomes are signed with ("" when they are
+// not signed): what consumers pass to executor.Verify.
+func (g *Gateway) SigningKey() string { return g.signingKey }
 
 // NATSURL is the URL of the NATS server the gateway uses.
 func (g *Gateway) NATSURL() string { return g.natsURL }
@@ -217,8 +285,15 @@ func (g *Gateway) Run(ctx context.Context) error {
 	ectx, stopExpiry := context.WithCancel(ctx)
 	expiryDone := make(chan struct{})
 	go func() { defer close(expiryDone); g.expireStreams(ectx) }()
-	// Stopped before the router closes: it publishes through it.
-	stopExpiring := func() { stopExpiry(); <-expiryDone }
+	g.twins.start(ctx)
+	// Stopped before the router closes: they publish through it.
+	stopExpiring := func() {
+		stopExpiry()
+		<-expiryDone
+		if err := g.twins.close(); err != nil {
+			g.cfg.Logger.Warn("stopping gated twins", "error", err)
+		}
+	}
 
 	select {
 	case <-g.router.Running():

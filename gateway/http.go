@@ -68,13 +68,7 @@ func (g *Gateway) prompt(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "unknown agent "+r.PathValue("name"))
 		return
 	}
-	text := bp.SystemPrompt
-	switch {
-	case bp.Reply == schemas.ReplyToolOrAnswer:
-		text = handlers.SystemPrompt(bp.SystemPrompt, handlers.ReplySchema(bp))
-	case bp.OutputSchema != nil:
-		text = handlers.SystemPrompt(bp.SystemPrompt, bp.OutputSchema.Raw)
-	}
+	text := handlers.AgentPrompt(bp)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte(text))
 }

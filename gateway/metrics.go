@@ -43,6 +43,7 @@ type Metrics struct {
 	normalizations *prometheus.CounterVec
 	retryResults   *prometheus.CounterVec
 	ruleFailures   *prometheus.CounterVec
+	refusals       *prometheus.CounterVec
 	latency        *prometheus.HistogramVec
 
 	mu    sync.Mutex
@@ -83,13 +84,17 @@ func NewMetrics(known func(agent string) bool) *Metrics {
 			Name: "agentgate_rule_failures_total",
 			Help: "Business rules (CEL) that outputs failed, by agent, schema and rule name.",
 		}, []string{"agent", "schema", "rule"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "agentgate_refusals_total",
+			Help: "Refusals published, by agent and detection (header, object, text, pattern).",
+		}, []string{"agent", "detection"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "agentgate_pipeline_seconds",
 			Help:    "Time from taking a raw output to publishing its outcome, by agent and outcome.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
 		}, []string{"agent", "outcome"}),
 	}
-	m.reg.MustRegister(m.outcomes, m.deadLetters, m.violations, m.normalizations, m.retryResults, m.ruleFailures, m.latency,
+	m.reg.MustRegister(m.outcomes, m.deadLetters, m.violations, m.normalizations, m.retryResults, m.ruleFailures, m.refusals, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -110,6 +115,9 @@ func (m *Metrics) Observe(d handlers.Decision, took time.Duration) {
 	m.outcomes.WithLabelValues(agent, schema, string(d.Outcome)).Inc()
 	if d.ErrorType != "" {
 		m.deadLetters.WithLabelValues(agent, schema, string(d.ErrorType)).Inc()
+	}
+	if d.Outcome == contract.OutcomeRefused {
+		m.refusals.WithLabelValues(agent, d.Refusal).Inc()
 	}
 	if d.Attempt > 1 {
 		m.retryResults.WithLabelValues(agent, schema, string(d.Outcome)).Inc()

@@ -254,15 +254,19 @@ func jsonTypeName(v any) string {
 // fraction or exponent where they allow only integer and it is integral.
 func stringToNumber(str string, types jsonTypes) (json.Number, string, bool) {
 	t := strings.TrimSpace(str)
+	from := "string"
+	if n, ok := fractionNumber(t); ok {
+		t, from = n, "fraction" // repair keeps 1/3 as text for this
+	}
 	if t == "" || (t[0] != '-' && (t[0] < '0' || t[0] > '9')) || !json.Valid([]byte(t)) {
 		return "", "", false
 	}
 	if types.has(typeNumber) {
-		return json.Number(t), "string to number", true
+		return json.Number(t), from + " to number", true
 	}
 	if types.has(typeInteger) {
 		if it, ok := integerText(t); ok {
-			return json.Number(it), "string to integer", true
+			return json.Number(it), from + " to integer", true
 		}
 	}
 	return "", "", false

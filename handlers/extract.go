@@ -34,8 +34,13 @@ type Candidate struct {
 	Doc any
 	// Normalizations holds the extract ops (path "$", Detail saying from
 	// what) when the document was taken out of surrounding text, a code
-	// fence or a JSON string; nil when the whole payload was the document.
+	// fence or a JSON string, and the lossless repair ops; nil when the
+	// whole payload was the document.
 	Normalizations []contract.Normalization
+	// Losses lists the lossy repairs made to reach Doc (see Loss); the
+	// pipeline turns each into a violation, or into an op lossy
+	// normalization where the blueprint accepts lossy repairs.
+	Losses []Loss
 	// rank orders candidates as contract section 3.1 does, whichever pass
 	// found them: the whole payload, then fences, then prose, then the
 	// content of JSON strings, each group in document order.
@@ -216,12 +221,23 @@ func (x *extraction) fromProse(from, to int) {
 			break
 		}
 	}
+	skip := 0 // spans before skip lie in a broken document already tried
 	for _, sp := range spans {
 		if x.full() {
 			return
 		}
 		if tail >= 0 && sp[0] > tail {
 			break
+		}
+		if sp[0] < skip {
+			continue
+		}
+		if end, ok := continuedAt(seg, sp[1]); ok {
+			// {"a": 1}, "b": 2}: the span is a fragment of a document
+			// that goes on past it; only the whole may be a candidate.
+			skip = end
+			x.repairNow(failedBlock{text: seg[sp[0]:end], from: x.textDetail(seg, sp[0]), start: from + sp[0]})
+			continue
 		}
 		x.span(seg, from, sp[0], sp[1])
 	}
@@ -231,14 +247,87 @@ func (x *extraction) fromProse(from, to int) {
 		}
 		return
 	}
-	if x.full() || x.repairNow(failedBlock{text: seg[tail:], from: x.textDetail(seg, tail), start: from + tail}) {
-		return
+	// The spans inside the tail are fragments of it, never candidates of
+	// their own, whether it repairs or not.
+	x.repairNow(failedBlock{text: seg[tail:], from: x.textDetail(seg, tail), start: from + tail})
+}
+
+// continuedAt reports whether the span of seg ending at end is followed by
+// more members of the same object: a comma, a key and a colon, then text
+// up to a closing bracket that nothing in it opened. It returns the end of
+// that bracket. Linear in what it scans.
+func continuedAt(seg []byte, end int) (int, bool) {
+	j := skipSpace(seg, end)
+	if j >= len(seg) || seg[j] != ',' {
+		return 0, false
 	}
-	for _, sp := range spans {
-		if sp[0] > tail && !x.full() {
-			x.span(seg, from, sp[0], sp[1])
+	j = skipSpace(seg, j+1)
+	if !keyAt(seg, j) {
+		return 0, false
+	}
+	depth, inString := 0, false
+	for k := j; k < len(seg); k++ {
+		c := seg[k]
+		if inString {
+			switch c {
+			case '\\':
+				k++
+			case '"', '\n':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return k + 1, true
+			}
+			depth--
 		}
 	}
+	return 0, false
+}
+
+// keyAt reports whether an object key and its colon start at j: a quoted
+// string on one line, or a word, then a colon.
+func keyAt(b []byte, j int) bool {
+	switch {
+	case j >= len(b):
+		return false
+	case b[j] == '"' || b[j] == '\'':
+		q := b[j]
+		j++
+		for j < len(b) && b[j] != q && b[j] != '\n' {
+			if b[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(b) || b[j] != q {
+			return false
+		}
+		j++
+	case isIdentStart(b[j]):
+		for j < len(b) && isIdentChar(b[j]) {
+			j++
+		}
+	default:
+		return false
+	}
+	j = skipSpace(b, j)
+	return j < len(b) && b[j] == ':'
+}
+
+// skipSpace returns the first byte at or after j that is not whitespace.
+func skipSpace(b []byte, j int) int {
+	for j < len(b) && isSpace(b[j]) {
+		j++
+	}
+	return j
 }
 
 // span tries one balanced span of the prose.
@@ -328,7 +417,7 @@ func (x *extraction) repairNow(b failedBlock) bool {
 		}
 		x.tried[b.start] = true
 	}
-	out, ops, err := Repair(b.text, x.maxDepth)
+	rep, err := RepairText(b.text, x.maxDepth)
 	if err != nil {
 		var re *RepairError
 		if errors.As(err, &re) && strings.Contains(re.Reason, "nests deeper") {
@@ -339,7 +428,7 @@ func (x *extraction) repairNow(b failedBlock) bool {
 		}
 		return false
 	}
-	doc, ok := decodeCandidate(out)
+	doc, ok := decodeCandidate(rep.JSON)
 	if !ok {
 		return false
 	}
@@ -351,7 +440,7 @@ func (x *extraction) repairNow(b failedBlock) bool {
 	if b.from == extractedFromString {
 		rank = b.rank
 	}
-	x.cands = append(x.cands, Candidate{Doc: doc, Normalizations: slices.Clip(append(norms, ops...)), rank: rank})
+	x.cands = append(x.cands, Candidate{Doc: doc, Normalizations: slices.Clip(append(norms, rep.Normalizations...)), Losses: rep.Losses, rank: rank})
 	return true
 }
 
@@ -439,13 +528,22 @@ func extractViolation(msg string) *contract.Violation {
 func isJSONOpener(c byte) bool { return c == '{' || c == '[' }
 
 // docLike reports whether b (starting with { or [) is one document, broken
-// or cut short: its first bracket closes at its very end, or never.
+// or cut short: its first bracket closes at its very end, or never, or
+// more members follow it up to a closing bracket at the end
+// ({"a": 1}, "b": 2}).
 func docLike(b []byte) bool {
 	spans, unclosed := topLevelSpans(b)
 	if len(unclosed) > 0 && unclosed[0] == 0 {
 		return true
 	}
-	return len(spans) > 0 && spans[0] == [2]int{0, len(b)}
+	if len(spans) == 0 || spans[0][0] != 0 {
+		return false
+	}
+	if spans[0][1] == len(b) {
+		return true
+	}
+	end, ok := continuedAt(b, spans[0][1])
+	return ok && end == len(b)
 }
 
 // docStart reports whether a bracket at p of seg can start a document: it

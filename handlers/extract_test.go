@@ -378,6 +378,9 @@ func TestExtract_truncatedDocumentInProse(t *testing.T) {
 				for _, n := range c.Normalizations {
 					from = append(from, n.Detail)
 				}
+				for _, l := range c.Losses {
+					from = append(from, l.Detail)
+				}
 				if !slices.Equal(from, tt.want[i].from) {
 					t.Errorf("candidate %d details %q, want %q", i, from, tt.want[i].from)
 				}

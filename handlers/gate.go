@@ -102,6 +102,9 @@ type Decision struct {
 	ErrorType contract.ErrorType
 	// State is the run's new state; nil leaves it as it was.
 	State *contract.RunState
+	// Refusal is, for a refusal, how it was recognised (RefusalByHeader,
+	// RefusalByObject, RefusalByText, RefusalByPattern), for telemetry.
+	Refusal string
 	// Violations and Normalizations are what the pipeline found, for
 	// telemetry.
 	Violations     []contract.Violation
@@ -215,31 +218,56 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 
 	if verdict != nil && verdict.Incomplete != "" {
 		// Never cut short silently, not even as a refusal.
-		return g.deadLetter(env, m, attempt, contract.ErrStreamIncomplete, verdict.Incomplete, nil, st, now)
+		t := contract.ErrStreamIncomplete
+		if verdict.FailType != "" {
+			t = verdict.FailType
+		}
+		return g.deadLetter(env, m, attempt, t, verdict.Incomplete, nil, st, now)
 	}
-	if text, ok := refusal(m, env.Payload); ok {
+	text, detection, refused := refusal(m, env.Payload)
+	if !refused && (schema != nil || toolOrAnswer) {
+		// An agent that owes JSON and answers in plain words of refusal
+		// has said no: asking again would only nag it.
+		var cfg RefusalConfig
+		if hasBP {
+			cfg = RefusalConfig{Off: !bp.RefusalDetection, Patterns: bp.RefusalPatterns}
+		}
+		if detection, refused = PlainRefusal(env.Payload, cfg, g.cfg.MaxDepth); refused {
+			text = string(env.Payload)
+		}
+	}
+	if refused {
 		ev := contract.RefusalEvent{
 			EventType: contract.EventRefusal, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
-			Attempt: attempt, Refusal: text, Timestamp: now,
+			Attempt: attempt, Refusal: text, Detection: detection, Timestamp: now,
 		}
-		return g.publish(env, contract.OutcomeRefused, m, attempt, schemaID(schema), ev, st, now)
+		d := g.publish(env, contract.OutcomeRefused, m, attempt, schemaID(schema), ev, st, now)
+		d.Refusal = detection
+		return d
 	}
 
 	opts := CheckOptions{MaxDepth: g.cfg.MaxDepth, Coerce: true}
 	if hasBP {
-		opts.ExtraFields, opts.Coerce = bp.ExtraFields, bp.Coerce
+		opts.ExtraFields, opts.Coerce, opts.LossyRepair = bp.ExtraFields, bp.Coerce, bp.LossyRepair
 		opts.Rules = bp.Rules
+	}
+	var against *schemas.Blueprint
+	if hasBP {
+		against = bp
 	}
 	switch {
 	case verdict != nil && schema != nil && !toolOrAnswer:
-		return g.verdict(env, m, attempt, maxAttempts, *verdict, schema.ID, schema.Raw, st, now)
+		return g.verdict(env, m, attempt, maxAttempts, *verdict, schemaTarget(schema, against), st, now)
 	case toolOrAnswer:
 		v, toolSchema := ReplyCheck(env.Payload, bp, opts)
-		return g.verdict(env, m, attempt, maxAttempts, v, toolSchema, ReplySchema(bp), st, now)
+		return g.verdict(env, m, attempt, maxAttempts, v, target{id: toolSchema, prompt: ReplyModelSchema(bp), bp: bp}, st, now)
 	case schema != nil:
-		return g.verdict(env, m, attempt, maxAttempts, Check(env.Payload, schema, opts), schema.ID, schema.Raw, st, now)
+		if base := partialBase(against, st, attempt); base != nil {
+			opts.Base, opts.BaseAttempt = base, attempt-1
+		}
+		return g.verdict(env, m, attempt, maxAttempts, Check(env.Payload, schema, opts), schemaTarget(schema, against), st, now)
 	}
-	text := string(env.Payload)
+	text = string(env.Payload)
 	ev := contract.ResultEvent{
 		EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
 		Attempt: attempt, ResultText: &text, Normalizations: []contract.Normalization{}, Timestamp: now,
@@ -247,16 +275,32 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 	return g.publish(env, contract.OutcomeValid, m, attempt, "", ev, st, now)
 }
 
+// target is what an output was checked against, for its outcome.
+type target struct {
+	id       string // schema_id ("" for a tool_or_answer answer)
+	declared string // an inline schema's own $id
+	// schema is the schema checked against; nil for tool_or_answer.
+	schema *schemas.Schema
+	// prompt is the schema as retry prompts show it.
+	prompt any
+	// bp is the agent's blueprint; nil for an agent without one.
+	bp *schemas.Blueprint
+}
+
+func schemaTarget(s *schemas.Schema, bp *schemas.Blueprint) target {
+	return target{id: s.ID, declared: s.DeclaredID, schema: s, prompt: s.ForModel(), bp: bp}
+}
+
 // verdict turns the pipeline's verdict into the outcome: a valid result, a
-// retry request while attempts are left, else a dead letter. schemaID is
-// what the output was checked against ("" for a tool_or_answer answer);
-// promptSchema is what the retry prompt shows.
-func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict, schemaID string,
-	promptSchema json.RawMessage, st *contract.RunState, now time.Time) Decision {
+// retry request while attempts are left (a partial re-ask where the
+// blueprint asks for one and it can say it all), else a dead letter.
+func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict, tg target,
+	st *contract.RunState, now time.Time) Decision {
+	schemaID := tg.id
 	if v.Valid {
 		ev := contract.ResultEvent{
 			EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
-			Attempt: attempt, ResultData: v.Data,
+			Attempt: attempt, ResultData: v.Data, DeclaredID: tg.declared,
 			Normalized: len(v.Normalizations) > 0, Normalizations: v.Normalizations, Timestamp: now,
 		}
 		if schemaID != "" {
@@ -268,15 +312,23 @@ func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict
 	}
 
 	verr := contract.ValidationError{
-		Error: contract.ValidationErrorCode, SchemaID: schemaID, AgentID: m.AgentID,
+		Error: contract.ValidationErrorCode, SchemaID: schemaID, DeclaredID: tg.declared, AgentID: m.AgentID,
 		Violations: v.Violations, RawOutput: contract.TruncateRaw(env.Payload), Stage: v.Stage,
 	}
 	if attempt < maxAttempts {
 		verr.Retryable = true
+		req := RetryRequest{Agent: m.AgentID, Attempt: attempt, Violations: v.Violations, Schema: tg.prompt}
+		var partial *contract.PartialRetry
+		if tg.bp != nil {
+			_, req.Template = tg.bp.Templates()
+			if tg.bp.Retry == schemas.RetryPartial && v.Stage == "" {
+				req.Partial, partial = partialAsk(tg.schema, v)
+			}
+		}
 		ev := contract.RetryEvent{
 			EventType: contract.EventRetryRequested, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
 			Attempt: attempt, NextAttempt: attempt + 1, Error: verr,
-			RetryPrompt: RetryPrompt(v.Violations, promptSchema), Timestamp: now,
+			RetryPrompt: BuildRetryPrompt(req), Partial: partial, Timestamp: now,
 		}
 		d := g.publish(env, contract.OutcomeRetry, m, attempt, schemaID, ev, st, now)
 		d.Violations, d.Normalizations = v.Violations, v.Normalizations
@@ -290,26 +342,26 @@ func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict
 	return d
 }
 
-// refusal recognises a refusal (contract section 3.3): the Output-Kind
-// header, or a payload that is a JSON object whose only key is "refusal"
-// holding a string.
-func refusal(m Meta, payload []byte) (string, bool) {
+// refusal recognises a declared refusal (contract section 3.3): the
+// Output-Kind header, or a payload that is a JSON object whose only key is
+// "refusal" holding a string. It returns the refusal's text and its
+// detection (RefusalByHeader or RefusalByObject).
+func refusal(m Meta, payload []byte) (text, detection string, ok bool) {
 	if m.Refusal {
-		return string(payload), true
+		return string(payload), RefusalByHeader, true
 	}
 	trimmed := bytes.TrimSpace(payload)
 	if len(trimmed) == 0 || trimmed[0] != '{' || !bytes.Contains(trimmed, []byte(`"refusal"`)) {
-		return "", false
+		return "", "", false
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(trimmed, &obj) != nil || len(obj) != 1 {
-		return "", false
+		return "", "", false
 	}
-	var text string
 	if raw, ok := obj["refusal"]; !ok || json.Unmarshal(raw, &text) != nil {
-		return "", false
+		return "", "", false
 	}
-	return text, true
+	return text, RefusalByObject, true
 }
 
 func (g *Gate) publish(env Envelope, o contract.Outcome, m Meta, attempt int, schemaID string, ev any, st *contract.RunState, now time.Time) Decision {

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/agentgate/agentgate/contract"
@@ -24,6 +25,16 @@ type CheckOptions struct {
 	// Rules are the blueprint's business rules, checked (after the
 	// schema's own) on a document the schema accepts; nil for none.
 	Rules *rules.Set
+	// LossyRepair is schemas.LossyRepairRetry (default: each lossy repair
+	// is a violation) or schemas.LossyRepairAccept (each is an op lossy
+	// normalization).
+	LossyRepair string
+	// Base, when set, is the document of attempt BaseAttempt that a
+	// partial re-ask's answer is merged into: each candidate object is
+	// applied to it as an RFC 7386 merge patch (recorded as an op merge)
+	// before it is normalized and validated as a whole.
+	Base        any
+	BaseAttempt int
 }
 
 // Verdict is what the pipeline concluded about one payload.
@@ -41,9 +52,14 @@ type Verdict struct {
 	// Incomplete, when set, says a streamed output never finished: the
 	// gate dead-letters it as stream_incomplete with this message.
 	Incomplete string
+	// FailType, when set with Incomplete, is the dead letter's type instead
+	// of stream_incomplete (a gated exchange's upstream_error).
+	FailType contract.ErrorType
 }
 
-// Check runs extract, normalize and validate on payload against s. Of
+// Check runs extract, normalize and validate on payload against s. A
+// candidate that needed a lossy repair does not validate, each loss a
+// violation, unless opts.LossyRepair accepts it (see lossy.go). Of
 // several candidate documents it takes the first that validates, else the
 // first, in the order of contract section 3.1 (the whole payload, fences,
 // prose, JSON strings), repaired blocks in their place among them. Valid
@@ -80,15 +96,25 @@ func candidates(payload []byte, maxDepth int) ([]Candidate, *contract.Violation)
 func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (Verdict, bool) {
 	var first Verdict
 	for i, c := range cands {
-		doc, norms := Normalize(c.Doc, s.Doc, s, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
-		all := make([]contract.Normalization, 0, len(c.Normalizations)+len(norms))
-		all = append(append(all, c.Normalizations...), norms...)
+		in, pre := c.Doc, c.Normalizations
+		if _, isObject := c.Doc.(map[string]any); isObject && opts.Base != nil {
+			patch, renames := canonicalPatch(c.Doc, s)
+			in = MergePatch(opts.Base, patch)
+			pre = append(append(slices.Clip(pre), renames...), contract.Normalization{
+				Op: contract.OpMerge, Path: "$",
+				Detail: fmt.Sprintf("merged into attempt %d's normalized document (RFC 7386 merge patch)", opts.BaseAttempt),
+			})
+		}
+		doc, norms := Normalize(in, s.Doc, s, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
+		all := make([]contract.Normalization, 0, len(pre)+len(norms))
+		all = append(append(all, pre...), norms...)
 		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}
 		if len(v.Violations) == 0 {
 			// Rules reason about a document of the schema's shape only.
 			v.Violations = append(s.Rules.Eval(doc), opts.Rules.Eval(doc)...)
 			contract.SortViolations(v.Violations)
 		}
+		applyLosses(&v, c.Losses, len(c.Normalizations), opts.LossyRepair == schemas.LossyRepairAccept)
 		v.Valid = len(v.Violations) == 0
 		if v.Valid {
 			return v, true

@@ -66,10 +66,9 @@ func TestCheck_repair(t *testing.T) {
 			ops: []contract.Normalization{},
 		},
 		{
-			name:      "truncated, everything required present: valid, and recorded",
+			name:      "truncated, everything required present: still a violation where it was cut",
 			given:     `{"summary": "Adds pagination", "approval": "approve", "comments": [`,
-			wantValid: true, wantData: `{"approval":"approve","comments":[],"summary":"Adds pagination"}`,
-			ops: []contract.Normalization{opRepair(handlers.RepairTruncated)},
+			violation: "$.comments truncated",
 		},
 		{
 			name:      "truncated inside a comment: the missing member is a violation",
@@ -157,18 +156,27 @@ func TestCheck_repair(t *testing.T) {
 }
 
 // TestCheck_truncationNeverSilent checks every prefix of a valid review:
-// whatever Check concludes about a prefix that is not the whole document,
-// a valid verdict always records the truncation.
+// by default no prefix that is not the whole document is valid, and each
+// has a truncated violation; where lossy repairs are accepted, a valid
+// verdict always records the truncation as an op lossy.
 func TestCheck_truncationNeverSilent(t *testing.T) {
 	t.Parallel()
 	s := prReviewSchema(t)
+	accept := checkStrict
+	accept.LossyRepair = schemas.LossyRepairAccept
 	doc := `{"summary": "Adds pagination", "approval": "comment", "comments": [{"file": "api/list.go", "line": 12, "severity": "concern", "message": "Check the last page."}]}`
 	for n := 1; n < len(doc); n++ {
 		v := handlers.Check([]byte(doc[:n]), s, checkStrict)
-		if !v.Valid {
-			continue
+		if v.Valid {
+			t.Errorf("prefix %q is valid: %s", doc[:n], formatNormalizations(v.Normalizations))
 		}
-		if !slices.Contains(v.Normalizations, opRepair(handlers.RepairTruncated)) {
+		if !slices.ContainsFunc(v.Violations, func(v contract.Violation) bool { return v.Keyword == contract.KeywordTruncated }) {
+			t.Errorf("prefix %q: no truncated violation in %+v", doc[:n], v.Violations)
+		}
+		v = handlers.Check([]byte(doc[:n]), s, accept)
+		if v.Valid && !slices.ContainsFunc(v.Normalizations, func(n contract.Normalization) bool {
+			return n.Op == contract.OpLossy && n.Detail == handlers.RepairTruncated
+		}) {
 			t.Errorf("prefix %q is valid without a truncation record: %s", doc[:n], formatNormalizations(v.Normalizations))
 		}
 	}

@@ -48,16 +48,38 @@ const (
 	repairCall           = "function call wrapper removed (JSONP, MongoDB)"
 	repairConcat         = "concatenated strings joined"
 	repairSeveral        = "several values wrapped in an array"
+	repairLiteral        = "literal in the wrong case converted"
+	repairFraction       = "fraction quoted as text"
+	repairStrayWord      = "stray word between members removed"
+	repairSet            = "set of strings converted to an array"
+	repairProseValue     = "unquoted text with commas quoted as one string"
 )
 
-// repairKinds lists the repair details in the order Repair reports them:
-// truncation first, as the one a consumer most needs to see.
+// Lossy repairs: what each loss is recorded as (the Detail of a
+// contract.OpLossy normalization, or the message of the violation it
+// becomes). RepairTruncated is one of them.
+const (
+	lossPlaceholder  = "missing value replaced by a placeholder"
+	lossEllipsis     = "ellipsis removed: content the model left out"
+	lossMoved        = "member written after its object's closing bracket moved into it"
+	lossGuessedClose = "missing closing bracket guessed before more content"
+	lossNumber       = "incomplete number completed with 0"
+	lossEmptyCall    = "empty function call replaced by null"
+)
+
+// maxLosses bounds the losses Repair records one by one; the last one
+// counts the rest.
+const maxLosses = 16
+
+// repairKinds lists the lossless repair details in the order Repair
+// reports them.
 var repairKinds = []string{
-	RepairTruncated, repairFence, repairComment, repairWhitespace, repairLeadingComma,
+	repairFence, repairComment, repairWhitespace, repairLeadingComma,
 	repairTrailingComma, repairMissingComma, repairMissingColon, repairMissingValue,
 	repairMissingClose, repairRedundantClose, repairQuotes, repairMissingQuote,
 	repairUnquoted, repairEscaping, repairEscapedDoc, repairPython, repairUndefined,
-	repairNumber, repairRegex, repairEllipsis, repairCall, repairConcat, repairSeveral,
+	repairNumber, repairRegex, repairCall, repairConcat, repairSeveral,
+	repairLiteral, repairFraction, repairStrayWord, repairSet, repairProseValue,
 }
 
 // RepairError says why a text could not be repaired into JSON.
@@ -73,6 +95,42 @@ func (e *RepairError) Error() string {
 	return fmt.Sprintf("cannot repair JSON: %s (at byte %d)", e.Reason, e.Offset)
 }
 
+// Loss is one lossy repair: a place where the repaired document does not
+// hold what the model wrote, or meant to write (contract section 3.1): a
+// document closed where its text was cut off, a placeholder for a missing
+// value, content the model elided, a member moved across a bracket, a
+// closing bracket guessed before more content.
+type Loss struct {
+	// Keyword is contract.KeywordTruncated when the text was cut off, else
+	// contract.KeywordRepair.
+	Keyword string
+	// Path is where content was lost, in the repaired document.
+	Path string
+	// Detail says what was done (RepairTruncated, ...).
+	Detail string
+	// Offset is the byte of the repaired text where it happened, and Text
+	// the text around it.
+	Offset int
+	Text   string
+}
+
+// Normalization is the loss as an op contract.OpLossy normalization.
+func (l Loss) Normalization() contract.Normalization {
+	return contract.Normalization{Op: contract.OpLossy, Path: l.Path, Detail: l.Detail}
+}
+
+// Repaired is what repair made of a text.
+type Repaired struct {
+	// JSON is the repaired document.
+	JSON []byte
+	// Normalizations holds one contract.OpRepair normalization at "$" per
+	// kind of lossless repair made.
+	Normalizations []contract.Normalization
+	// Losses lists the lossy repairs, in the order of the text (at most
+	// 16; the last one then says how many more there were).
+	Losses []Loss
+}
+
 // Repair turns text into one strict JSON value when it is JSON with the
 // syntax defects models and hand-written JSON have: Markdown fences,
 // comments, single or typographic quotes, Python's None/True/False,
@@ -85,7 +143,9 @@ func (e *RepairError) Error() string {
 // Text that is already one JSON value is returned as it is, with no repairs.
 // Otherwise the result is compact JSON (string contents are kept as
 // written) and repairs holds one contract.OpRepair normalization at "$" per
-// kind of repair made, its Detail saying what was repaired and how often.
+// kind of lossless repair made, its Detail saying what was repaired and how
+// often, then one contract.OpLossy normalization per lossy repair, at the
+// path where content was lost (see Loss and RepairText).
 //
 // Repair refuses (a *RepairError) what it cannot repair without guessing:
 // an empty text, a missing object key or colon before a non-value, trailing
@@ -96,32 +156,52 @@ func (e *RepairError) Error() string {
 // scan budget (linear in the text's length) runs out. Recursion is bounded
 // by maxDepth and time and memory are linear in len(text).
 func Repair(text []byte, maxDepth int) ([]byte, []contract.Normalization, error) {
+	rep, err := RepairText(text, maxDepth)
+	if err != nil {
+		return nil, nil, err
+	}
+	ops := rep.Normalizations
+	for _, l := range rep.Losses {
+		ops = append(ops, l.Normalization())
+	}
+	return rep.JSON, ops, nil
+}
+
+// RepairText is Repair with the losses apart: the pipeline turns each into
+// a violation, or into an op lossy normalization where the blueprint
+// accepts lossy repairs.
+func RepairText(text []byte, maxDepth int) (Repaired, error) {
 	if maxDepth <= 0 {
 		maxDepth = DefaultMaxDepth
 	}
 	switch {
 	case len(text) > MaxRepairBytes:
-		return nil, nil, &RepairError{Offset: MaxRepairBytes, Reason: fmt.Sprintf("text longer than %d bytes", MaxRepairBytes)}
+		return Repaired{}, &RepairError{Offset: MaxRepairBytes, Reason: fmt.Sprintf("text longer than %d bytes", MaxRepairBytes)}
 	case !utf8.Valid(text):
-		return nil, nil, &RepairError{Offset: invalidUTF8At(text), Reason: "invalid UTF-8"}
+		return Repaired{}, &RepairError{Offset: invalidUTF8At(text), Reason: "invalid UTF-8"}
 	case json.Valid(text):
 		if exceedsDepth(text, maxDepth) {
-			return nil, nil, &RepairError{Offset: 0, Reason: fmt.Sprintf("document nests deeper than %d levels", maxDepth)}
+			return Repaired{}, &RepairError{Offset: 0, Reason: fmt.Sprintf("document nests deeper than %d levels", maxDepth)}
 		}
-		return text, []contract.Normalization{}, nil
+		return Repaired{JSON: text, Normalizations: []contract.Normalization{}}, nil
 	}
 	r := &repairer{in: text, maxDepth: maxDepth, budget: repairBudgetFactor*len(text) + 4096, lastNL: -1}
+	r.stripClosingFence()
 	r.out = make([]byte, 0, len(text)+16)
 	r.root()
 	if r.err != nil {
-		return nil, nil, r.err
+		return Repaired{}, r.err
 	}
 	if !json.Valid(r.out) {
 		// A defect of this repairer, never of the input: refuse rather than
 		// hand on something that is not JSON.
-		return nil, nil, &RepairError{Offset: len(text), Reason: "repair did not produce valid JSON"}
+		return Repaired{}, &RepairError{Offset: len(text), Reason: "repair did not produce valid JSON"}
 	}
-	return r.out, r.normalizations(), nil
+	if r.moreLosses > 0 {
+		last := &r.losses[len(r.losses)-1]
+		last.Detail += fmt.Sprintf(" (and %d more lossy repairs)", r.moreLosses)
+	}
+	return Repaired{JSON: r.out, Normalizations: r.normalizations(), Losses: r.losses}, nil
 }
 
 func invalidUTF8At(b []byte) int {
@@ -152,6 +232,102 @@ type repairer struct {
 	// inConcat is set while concat parses the next string, so that a chain
 	// "a" + "b" + ... is joined by concat's loop, not by recursion.
 	inConcat bool
+	// stack holds the containers being written, for the paths of losses.
+	stack []frame
+	// losses are the lossy repairs so far; truncated is set once the
+	// truncation is among them, and moved while the first member moved
+	// into a reopened object is awaited.
+	losses     []Loss
+	moreLosses int
+	truncated  bool
+	moved      int
+}
+
+// frame is one container being written: an object, whose current key is
+// out[keyStart:keyEnd] (keyStart < 0 between members), or an array, whose
+// current element is index (while inElem).
+type frame struct {
+	object           bool
+	keyStart, keyEnd int
+	index            int
+	inElem           bool
+}
+
+// push opens a frame for a container.
+func (r *repairer) push(object bool) {
+	r.stack = append(r.stack, frame{object: object, keyStart: -1})
+}
+
+func (r *repairer) pop() { r.stack = r.stack[:len(r.stack)-1] }
+
+func (r *repairer) top() *frame { return &r.stack[len(r.stack)-1] }
+
+// path is the JSONPath of the value being written (of the innermost
+// container, between its members).
+func (r *repairer) path() string {
+	p := "$"
+	for _, f := range r.stack {
+		switch {
+		case f.object && f.keyStart >= 0:
+			var key string
+			if json.Unmarshal(r.out[f.keyStart:f.keyEnd], &key) != nil {
+				key = string(r.out[f.keyStart:f.keyEnd])
+			}
+			p = contract.Member(p, key)
+		case !f.object && f.inElem:
+			p = contract.Index(p, f.index)
+		default:
+			return p
+		}
+	}
+	return p
+}
+
+// lose records a lossy repair at the current path (the truncation once).
+func (r *repairer) lose(keyword, detail string) {
+	r.loseAt(keyword, detail, r.path(), r.i)
+}
+
+func (r *repairer) loseAt(keyword, detail, path string, offset int) {
+	if keyword == contract.KeywordTruncated {
+		if r.truncated {
+			return
+		}
+		r.truncated = true
+	}
+	if len(r.losses) >= maxLosses {
+		r.moreLosses++
+		return
+	}
+	r.losses = append(r.losses, Loss{Keyword: keyword, Path: path, Detail: detail, Offset: offset, Text: textAround(r.in, offset)})
+}
+
+// textAround is the text of in around offset: up to 48 bytes before it and
+// 24 after, on rune boundaries, with surrounding space trimmed.
+func textAround(in []byte, offset int) string {
+	from, to := max(offset-48, 0), min(offset+24, len(in))
+	for from > 0 && !utf8.RuneStart(in[from]) {
+		from--
+	}
+	for to < len(in) && !utf8.RuneStart(in[to]) {
+		to++
+	}
+	return string(bytes.TrimSpace(in[from:to]))
+}
+
+// stripClosingFence ends the text before a closing Markdown fence glued to
+// it ({"a": 1```): the fence is not part of the document.
+func (r *repairer) stripClosingFence() {
+	t := bytes.TrimRight(r.in, " \t\r\n")
+	if !bytes.HasSuffix(t, []byte("```")) || bytes.HasPrefix(bytes.TrimLeft(t, " \t\r\n"), []byte("```")) {
+		return
+	}
+	t = bytes.TrimRight(t, "`")
+	if len(t) == 0 {
+		return
+	}
+	r.in = t
+	r.note(repairFence)
 }
 
 func (r *repairer) fail(reason string) {
@@ -170,10 +346,20 @@ func (r *repairer) note(kind string) {
 // noteMissing records kind, or the truncation when the text ended there.
 func (r *repairer) noteMissing(kind string) {
 	if r.eof() {
-		r.note(RepairTruncated)
+		r.lose(contract.KeywordTruncated, RepairTruncated)
 		return
 	}
 	r.note(kind)
+}
+
+// loseMissing records a lossy repair, or the truncation when the text ended
+// there.
+func (r *repairer) loseMissing(detail string) {
+	if r.eof() {
+		r.lose(contract.KeywordTruncated, RepairTruncated)
+		return
+	}
+	r.lose(contract.KeywordRepair, detail)
 }
 
 func (r *repairer) normalizations() []contract.Normalization {
@@ -184,7 +370,7 @@ func (r *repairer) normalizations() []contract.Normalization {
 			continue
 		}
 		detail := kind
-		if n > 1 && kind != RepairTruncated {
+		if n > 1 {
 			detail = fmt.Sprintf("%s (%d times)", kind, n)
 		}
 		ops = append(ops, contract.Normalization{Op: contract.OpRepair, Path: "$", Detail: detail})
@@ -240,6 +426,10 @@ func (r *repairer) root() {
 	end := r.i
 	r.skipWS()
 	r.skipFence(false)
+	for r.err == nil && r.reopen(end) {
+		end = r.i
+		r.skipWS()
+	}
 	comma := r.at(r.i) == ','
 	if comma {
 		r.i++
@@ -258,6 +448,70 @@ func (r *repairer) root() {
 	}
 	if r.err == nil && !r.eof() {
 		r.fail(fmt.Sprintf("unexpected character %q after the JSON value", r.runeString(r.i)))
+	}
+}
+
+// reopen continues the root object when members follow its closing
+// bracket ({"a": 1}, "b": 2}): they are moved into it, a lossy repair
+// recorded at the first of them. end is where the root value ended.
+func (r *repairer) reopen(end int) bool {
+	n := len(r.out)
+	if n == 0 || r.out[0] != '{' || r.out[n-1] != '}' || r.at(r.i) != ',' {
+		return false
+	}
+	j := r.peekSpaceNL(r.i + 1)
+	if !r.memberAt(j) {
+		return false
+	}
+	r.i = j
+	r.out = append(r.out[:n-1], ',')
+	r.moved = end // the bracket the member was moved across ends before end
+	if !r.enter() {
+		return false
+	}
+	defer func() { r.depth-- }()
+	r.push(true)
+	defer r.pop()
+	return r.members()
+}
+
+// memberAt reports whether a member starts at j: a quoted or unquoted key
+// on one line, then a colon.
+func (r *repairer) memberAt(j int) bool {
+	from := j
+	defer func() { r.budget -= j - from }()
+	switch q := r.at(j); {
+	case q == '"' || q == '\'':
+		j++
+		for j < len(r.in) && r.in[j] != q && r.in[j] != '\n' {
+			if r.in[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(r.in) || r.in[j] != q {
+			return false
+		}
+		j++
+	case isIdentStart(q):
+		for j < len(r.in) && isIdentChar(r.in[j]) {
+			j++
+		}
+	default:
+		return false
+	}
+	j = r.peekSpace(j)
+	return r.at(j) == ':'
+}
+
+// peekSpaceNL is peekSpace that also skips newlines.
+func (r *repairer) peekSpaceNL(j int) int {
+	for {
+		j = r.peekSpace(j)
+		if r.at(j) != '\n' {
+			return j
+		}
+		j++
 	}
 }
 
@@ -338,6 +592,9 @@ func (r *repairer) skipWS() {
 			} else {
 				r.i += 2 + end + 2
 			}
+		case r.hashComment(r.i):
+			r.note(repairComment)
+			r.i = r.hashCommentEnd(r.i)
 		case c == '/' && r.at(r.i+1) == '/':
 			r.note(repairComment)
 			end := bytes.IndexByte(r.in[r.i:], '\n')
@@ -359,12 +616,37 @@ func (r *repairer) skipWS() {
 	}
 }
 
-// skipEllipsis skips "..." and a comma after it.
+// hashComment reports whether a Python or YAML comment starts at j: a #
+// then a space or another #, inside a document (#fff is a value).
+func (r *repairer) hashComment(j int) bool {
+	if r.at(j) != '#' || len(r.stack) == 0 {
+		return false
+	}
+	c := r.at(j + 1)
+	return c == ' ' || c == '\t' || c == '#'
+}
+
+// hashCommentEnd returns the end of the # comment at j: the end of its
+// line, or the closing bracket of the innermost container on it
+// ({"a": 1 # the count }), whichever comes first.
+func (r *repairer) hashCommentEnd(j int) int {
+	closer := byte(']')
+	if r.top().object {
+		closer = '}'
+	}
+	for j < len(r.in) && r.in[j] != '\n' && r.in[j] != closer {
+		j++
+	}
+	return j
+}
+
+// skipEllipsis skips "..." and a comma after it: content the model left
+// out, a lossy repair.
 func (r *repairer) skipEllipsis() {
 	r.skipWS()
 	if bytes.HasPrefix(r.in[r.i:], []byte("...")) {
+		r.lose(contract.KeywordRepair, lossEllipsis)
 		r.i += 3
-		r.note(repairEllipsis)
 		r.skipWS()
 		if r.at(r.i) == ',' {
 			r.i++
@@ -405,23 +687,42 @@ func (r *repairer) stripComma() bool {
 	return false
 }
 
+// object parses an object, or a Python set of strings ({'a', 'b'}) as an
+// array.
 func (r *repairer) object() bool {
 	if !r.enter() {
 		return false
 	}
 	defer func() { r.depth-- }()
-	r.out = append(r.out, '{')
 	r.i++
+	if r.setAhead() {
+		r.note(repairSet)
+		r.out = append(r.out, '[')
+		r.push(false)
+		defer r.pop()
+		return r.elements('}')
+	}
+	r.out = append(r.out, '{')
+	r.push(true)
+	defer r.pop()
 	r.skipEllipsis()
 	if r.at(r.i) == ',' {
 		r.i++
 		r.note(repairLeadingComma)
 	}
+	return r.members()
+}
+
+// members parses an object's members and its closing bracket; its frame is
+// on the stack and its opening bracket written.
+func (r *repairer) members() bool {
+	f := len(r.stack) - 1
 	for r.err == nil {
+		r.stack[f].keyStart = -1
 		r.skipEllipsis()
 		if r.eof() {
 			if r.stripComma() {
-				r.note(RepairTruncated)
+				r.lose(contract.KeywordTruncated, RepairTruncated)
 			}
 			break
 		}
@@ -431,6 +732,11 @@ func (r *repairer) object() bool {
 			}
 			break
 		}
+		if k, ok := r.strayWords(); ok {
+			r.i = k
+			r.note(repairStrayWord)
+		}
+		keyStart := len(r.out)
 		if !r.str(false, -1) && !r.unquoted(true) {
 			if r.err != nil {
 				return false
@@ -445,6 +751,11 @@ func (r *repairer) object() bool {
 				return false
 			}
 			break
+		}
+		r.stack[f].keyStart, r.stack[f].keyEnd = keyStart, len(r.out)
+		if r.moved > 0 {
+			r.loseAt(contract.KeywordRepair, lossMoved, r.path(), r.moved-1)
+			r.moved = 0
 		}
 		r.skipWS()
 		colon := r.at(r.i) == ':'
@@ -467,7 +778,7 @@ func (r *repairer) object() bool {
 				return false
 			}
 			r.out = append(r.out, "null"...)
-			r.noteMissing(repairMissingValue)
+			r.loseMissing(lossPlaceholder)
 		}
 		r.skipWS()
 		switch c, _ := r.runeAt(r.i); {
@@ -477,9 +788,12 @@ func (r *repairer) object() bool {
 			continue
 		case c == '}' || r.eof():
 		case c == '{':
-			// {"i":1{"i":2}: the object ended without its brace.
+			// {"i":1{"i":2}: the object ended without its brace, or the
+			// next object belongs in it: a guess.
+			r.stack[f].keyStart = -1
 			r.out = append(r.out, '}')
 			r.note(repairMissingClose)
+			r.lose(contract.KeywordRepair, lossGuessedClose)
 			return true
 		case startsValue(c):
 			r.out = append(r.out, ',')
@@ -495,9 +809,26 @@ func (r *repairer) object() bool {
 	if r.at(r.i) == '}' {
 		r.i++
 	} else {
-		r.noteMissing(repairMissingClose)
+		r.closeMissing()
 	}
 	return true
+}
+
+// closeMissing records a closing bracket inserted at i: the truncation at
+// the end of the text; elsewhere a repair, and a lossy one when more of
+// the document follows the bracket found instead (where the closing bracket
+// belongs is then a guess: members may have moved across it).
+func (r *repairer) closeMissing() {
+	f := r.top()
+	f.keyStart, f.inElem = -1, false
+	if r.eof() {
+		r.lose(contract.KeywordTruncated, RepairTruncated)
+		return
+	}
+	r.note(repairMissingClose)
+	if j := r.peekSpaceNL(r.i + 1); r.at(j) == ',' || r.at(j) == ':' {
+		r.lose(contract.KeywordRepair, lossGuessedClose)
+	}
 }
 
 func (r *repairer) array() bool {
@@ -507,29 +838,41 @@ func (r *repairer) array() bool {
 	defer func() { r.depth-- }()
 	r.out = append(r.out, '[')
 	r.i++
+	r.push(false)
+	defer r.pop()
 	r.skipEllipsis()
 	if r.at(r.i) == ',' {
 		r.i++
 		r.note(repairLeadingComma)
 	}
+	return r.elements(']')
+}
+
+// elements parses an array's elements up to closer, and writes its closing
+// bracket; its frame is on the stack and its opening bracket written.
+func (r *repairer) elements(closer byte) bool {
+	f := len(r.stack) - 1
 	for r.err == nil {
+		r.stack[f].inElem = false
 		r.skipEllipsis()
 		if r.eof() {
 			if r.stripComma() {
-				r.note(RepairTruncated)
+				r.lose(contract.KeywordTruncated, RepairTruncated)
 			}
 			break
 		}
-		if r.at(r.i) == ']' {
+		if r.at(r.i) == closer {
 			if r.stripComma() {
 				r.note(repairTrailingComma)
 			}
 			break
 		}
+		r.stack[f].inElem = true
 		if !r.value() {
 			if r.err != nil {
 				return false
 			}
+			r.stack[f].inElem = false
 			if r.stripComma() {
 				r.note(repairTrailingComma)
 			}
@@ -540,11 +883,13 @@ func (r *repairer) array() bool {
 		case c == ',':
 			r.i++
 			r.out = append(r.out, ',')
+			r.stack[f].index++
 			continue
-		case c == ']' || r.eof():
+		case c == rune(closer) || r.eof():
 		case startsValue(c):
 			r.out = append(r.out, ',')
 			r.note(repairMissingComma)
+			r.stack[f].index++
 			continue
 		}
 		break
@@ -553,12 +898,84 @@ func (r *repairer) array() bool {
 		return false
 	}
 	r.out = append(r.out, ']')
-	if r.at(r.i) == ']' {
+	if r.at(r.i) == closer {
 		r.i++
 	} else {
-		r.noteMissing(repairMissingClose)
+		r.closeMissing()
 	}
 	return true
+}
+
+// setAhead reports whether a Python set of strings starts at i (just
+// after its opening brace): two or more quoted strings, separated by
+// commas, then the closing brace, and no colon. Each byte is looked at by
+// one setAhead at most: it never crosses a bracket.
+func (r *repairer) setAhead() bool {
+	j, n := r.i, 0
+	defer func() { r.budget -= j - r.i }()
+	for {
+		j = r.peekSpaceNL(j)
+		if n >= 2 && r.at(j) == '}' {
+			return true
+		}
+		q := r.at(j)
+		if q != '"' && q != '\'' {
+			return false
+		}
+		j++
+		for j < len(r.in) && r.in[j] != q && r.in[j] != '\n' {
+			if r.in[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(r.in) || r.in[j] != q {
+			return false
+		}
+		n++
+		j = r.peekSpaceNL(j + 1)
+		switch r.at(j) {
+		case ',':
+			j++
+		case '}':
+			return n >= 2
+		default:
+			return false
+		}
+	}
+}
+
+// strayWords reports whether words that are neither key nor value stand
+// before a member ({"a": 1, note "b": 2}): unquoted words, spaces, then a
+// quoted key and a colon. It returns where the key starts.
+func (r *repairer) strayWords() (int, bool) {
+	j := r.i
+	if !isIdentStart(r.at(j)) {
+		return 0, false
+	}
+	for {
+		w := j
+		for j < len(r.in) && isIdentChar(r.in[j]) {
+			j++
+		}
+		if j == w {
+			return 0, false
+		}
+		k := j
+		for k < len(r.in) && (r.in[k] == ' ' || r.in[k] == '\t') {
+			k++
+		}
+		if k == j {
+			return 0, false
+		}
+		j = k
+		if q := r.at(j); q == '"' || q == '\'' {
+			if !r.spend(j-r.i) || !r.memberAt(j) {
+				return 0, false
+			}
+			return j, true
+		}
+	}
 }
 
 // quoteKind classifies a quote character: 1 for ", 2 for ', 3 for the
@@ -627,7 +1044,7 @@ func (r *repairer) str(stopAtDelimiter bool, stopAt int) bool {
 		}
 		if r.eof() {
 			prev := r.prevNonSpace(r.i - 1)
-			if retry && prev > start && isDelimiter(r.in[prev]) {
+			if retry && prev > start && isDelimiter(r.in[prev]) && r.in[prev] != '/' {
 				r.i, r.out = start, r.out[:oBefore]
 				return r.str(true, -1)
 			}
@@ -647,7 +1064,10 @@ func (r *repairer) str(stopAtDelimiter bool, stopAt int) bool {
 			if !r.spend(j - r.i) {
 				return false
 			}
-			if stopAtDelimiter || r.endQuote(j, open) {
+			// ("...") after an opening parenthesis in the string opens a
+			// quotation inside it, whatever follows.
+			inner := !stopAtDelimiter && open[0] > 0 && r.at(iQuote-1) == '(' && j < len(r.in) && !isStructural(r.in[j])
+			if !inner && (stopAtDelimiter || r.endQuote(j, open)) {
 				r.out = append(r.out, '"')
 				if !r.inConcat {
 					r.concat()
@@ -659,7 +1079,9 @@ func (r *repairer) str(stopAtDelimiter bool, stopAt int) bool {
 					r.i, r.out = start, r.out[:oBefore]
 					return r.str(false, prev)
 				}
-				if isDelimiter(r.in[prev]) {
+				// ("https://x.org") after an opening parenthesis is a
+				// quotation inside the string, not its end.
+				if isDelimiter(r.in[prev]) && r.in[prev] != '(' {
 					r.i, r.out = start, r.out[:oBefore]
 					return r.str(true, -1)
 				}
@@ -831,12 +1253,11 @@ func indexByte(s string, c byte) int {
 
 // concat joins "a" + "b" into "ab"; the first string is in out.
 func (r *repairer) concat() {
-	save, saveNL := r.i, r.lastNL
-	r.skipWS()
-	if r.at(r.i) != '+' {
-		r.i, r.lastNL = save, saveNL
+	// Look before skipping, so that comments are recorded once.
+	if r.at(r.peekSpaceNL(r.i)) != '+' {
 		return
 	}
+	r.skipWS()
 	for r.err == nil && r.at(r.i) == '+' {
 		r.i++
 		r.skipWS()
@@ -851,10 +1272,8 @@ func (r *repairer) concat() {
 		} else {
 			r.out = append(r.out, '"')
 		}
-		save, saveNL = r.i, r.lastNL
-		r.skipWS()
-		if r.at(r.i) != '+' {
-			r.i, r.lastNL = save, saveNL
+		if r.at(r.peekSpaceNL(r.i)) == '+' {
+			r.skipWS()
 		}
 	}
 }
@@ -880,6 +1299,8 @@ func (r *repairer) peekSpace(j int) int {
 				return len(r.in)
 			}
 			j += end
+		case r.hashComment(j):
+			j = r.hashCommentEnd(j)
 		default:
 			return j
 		}
@@ -925,6 +1346,14 @@ func (r *repairer) number() bool {
 	if intDigits == 0 && !frac && !(j > start && r.endOfNumber(j)) {
 		return false // "e5", "-e5", a word
 	}
+	if end, ok := r.fraction(intStart, j); ok {
+		// 1/3: kept as the text "1/3", which coercion turns into a number
+		// where the schema wants one (and no other reading is possible).
+		r.out = appendJSONString(r.out, r.in[start:end])
+		r.i = end
+		r.note(repairFraction)
+		return true
+	}
 	if c := r.at(j); (c == 'e' || c == 'E') && (intDigits > 0 || frac) {
 		j++
 		if r.at(j) == '+' || r.at(j) == '-' {
@@ -949,7 +1378,7 @@ func (r *repairer) number() bool {
 	}
 	if bytes.Equal(tok, []byte("-")) {
 		r.out = append(r.out, "-0"...)
-		r.noteMissing(repairNumber)
+		r.loseMissing(lossNumber)
 		return true
 	}
 	if intDigits == 0 {
@@ -959,11 +1388,34 @@ func (r *repairer) number() bool {
 		r.note(repairNumber)
 	}
 	r.out = append(r.out, tok...)
-	if c := tok[len(tok)-1]; c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' {
+	switch tok[len(tok)-1] {
+	case '.':
 		r.out = append(r.out, '0')
 		r.noteMissing(repairNumber)
+	case 'e', 'E', '+', '-':
+		// The exponent's digits are missing: 0 stands in for them.
+		r.out = append(r.out, '0')
+		r.loseMissing(lossNumber)
 	}
 	return true
+}
+
+// fraction reports whether a fraction a/b (a, b unsigned decimals, b not
+// zero, no other slash after it) starts with the numerator
+// r.in[intStart:j], and returns its end.
+func (r *repairer) fraction(intStart, j int) (int, bool) {
+	if r.at(j) != '/' || j == intStart || !isDigit(r.at(j+1)) {
+		return 0, false
+	}
+	k, nonZero := j+1, false
+	for isDigit(r.at(k)) || (r.at(k) == '.' && isDigit(r.at(k+1))) {
+		nonZero = nonZero || (r.at(k) >= '1' && r.at(k) <= '9')
+		k++
+	}
+	if !nonZero || !r.endOfNumber(k) || r.at(k) == '/' {
+		return 0, false
+	}
+	return k, true
 }
 
 func (r *repairer) endOfNumber(j int) bool {
@@ -976,13 +1428,18 @@ func (r *repairer) keyword() bool {
 	for _, kw := range [...]struct{ name, value string }{
 		{"true", "true"}, {"false", "false"}, {"null", "null"},
 		{"True", "true"}, {"False", "false"}, {"None", "null"},
+		{"TRUE", "true"}, {"FALSE", "false"}, {"NULL", "null"}, {"Null", "null"}, {"NONE", "null"},
 	} {
 		end := r.i + len(kw.name)
 		if bytes.HasPrefix(r.in[r.i:], []byte(kw.name)) && (end >= len(r.in) || !isIdentChar(r.in[end])) {
 			r.out = append(r.out, kw.value...)
 			r.i = end
-			if kw.name != kw.value {
+			switch kw.name {
+			case kw.value:
+			case "True", "False", "None":
 				r.note(repairPython)
+			default:
+				r.note(repairLiteral)
 			}
 			return true
 		}
@@ -1012,6 +1469,7 @@ func (r *repairer) unquoted(key bool) bool {
 			r.note(repairCall)
 			if !r.value() && r.err == nil {
 				r.out = append(r.out, "null"...)
+				r.loseMissing(lossEmptyCall)
 			}
 			r.depth--
 			if r.err != nil {
@@ -1028,8 +1486,17 @@ func (r *repairer) unquoted(key bool) bool {
 		}
 	}
 	j := r.i
+	prose := false
 	for j < len(r.in) {
 		c, size := r.runeAt(j)
+		if c == ',' && !key && r.inMemberValue() && isLetter(r.in[start]) {
+			// {"note": ipsum, sic, datum.}: text after the comma that is
+			// no member (no colon follows it) continues the value.
+			if next, ok := r.proseContinues(j + 1); ok {
+				j, prose = next, true
+				continue
+			}
+		}
 		if isUnquotedDelimiter(c) || quoteKind(c) != 0 || (key && c == ':') {
 			break
 		}
@@ -1054,12 +1521,51 @@ func (r *repairer) unquoted(key bool) bool {
 		r.note(repairUndefined)
 	} else {
 		r.out = appendJSONString(r.out, sym)
-		r.note(repairUnquoted)
+		if prose {
+			r.note(repairProseValue)
+		} else {
+			r.note(repairUnquoted)
+		}
 	}
 	if r.at(r.i) == '"' {
 		r.i++ // the end quote of a string that lacked its start quote
 	}
 	return true
+}
+
+// inMemberValue reports whether the value being parsed is an object
+// member's own value (not inside an array in it).
+func (r *repairer) inMemberValue() bool {
+	return len(r.stack) > 0 && r.top().object && r.top().keyStart >= 0
+}
+
+// proseContinues reports whether the text from j, up to the next comma or
+// the object's closing bracket, is plain words that cannot be a member (no
+// colon, quote or bracket in it): then it is more of an unquoted value
+// written with commas. It returns where that text ends.
+func (r *repairer) proseContinues(j int) (int, bool) {
+	from := j
+	defer func() { r.budget -= j - from }()
+	for j < len(r.in) && (r.in[j] == ' ' || r.in[j] == '\t') {
+		j++
+	}
+	if j >= len(r.in) || !isLetter(r.in[j]) {
+		return 0, false
+	}
+	for j < len(r.in) {
+		switch c := r.in[j]; c {
+		case ',', '}':
+			return j, true
+		case ':', '"', '\'', '`', '[', ']', '{', '/', '\n', '+', '(':
+			return 0, false
+		}
+		j++
+	}
+	return 0, false
+}
+
+func isLetter(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= utf8.RuneSelf
 }
 
 // regex quotes a JavaScript regular expression literal /.../.

@@ -159,6 +159,10 @@ func opRepair(detail string) contract.Normalization {
 	return contract.Normalization{Op: contract.OpRepair, Path: "$", Detail: detail}
 }
 
+func opLossy(path, detail string) contract.Normalization {
+	return contract.Normalization{Op: contract.OpLossy, Path: path, Detail: detail}
+}
+
 func TestRepair_records(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -174,9 +178,9 @@ func TestRepair_records(t *testing.T) {
 			ops: []contract.Normalization{opRepair("single or typographic quotes replaced by double quotes (2 times)"), opRepair("Python constant converted (2 times)")}},
 		{name: "truncated document closed", given: `{"summary": "The code is fine", "comments": [{"file": "a.go", "mess`,
 			want: `{"summary":"The code is fine","comments":[{"file":"a.go","mess":null}]}`,
-			ops:  []contract.Normalization{opRepair(handlers.RepairTruncated)}},
+			ops:  []contract.Normalization{opLossy("$.comments[0]", handlers.RepairTruncated)}},
 		{name: "truncated inside a string", given: `{"summary": "The code is`, want: `{"summary":"The code is"}`,
-			ops: []contract.Normalization{opRepair(handlers.RepairTruncated)}},
+			ops: []contract.Normalization{opLossy("$.summary", handlers.RepairTruncated)}},
 		{name: "missing bracket mid-document is not truncation", given: `[{"a": 1]`, want: `[{"a":1}]`,
 			ops: []contract.Normalization{opRepair("missing closing bracket inserted")}},
 		{name: "comments and unquoted keys", given: "{\n  // the verdict\n  approval: \"approve\", /* done */\n}", want: `{"approval":"approve"}`,
@@ -274,6 +278,18 @@ func TestRepair_adversarial(t *testing.T) {
 		{name: "newline values", given: rep("1\n")},
 		{name: "long unterminated string", given: append([]byte(`{"a": "`), rep("x")...)},
 		{name: "numbers", given: append([]byte("["), rep("0.")...)},
+		// The repairs of issue 11: each lookahead is bounded and consumed.
+		{name: "prose values", given: append([]byte(`{"a": x`), rep(", word")...)},
+		{name: "prose values, unclosed colons", given: append([]byte(`{"a": x`), rep(", w:")...)},
+		{name: "sets", given: append([]byte("{"), rep(`'a', `)...)},
+		{name: "nested set openers", given: rep(`{'a', `)},
+		{name: "stray words", given: append([]byte("{"), rep(`w "k`)...)},
+		{name: "stray words before members", given: append([]byte("{"), rep(`w "k": 1, `)...)},
+		{name: "members after closing brackets", given: rep(`{"a": 1}, "b": 2}`)},
+		{name: "hash comments", given: append([]byte("{"), rep("# x ")...)},
+		{name: "fractions", given: append([]byte("["), rep("1/2,")...)},
+		{name: "quotes after parentheses", given: append([]byte(`{"a": "`), rep(`("x`)...)},
+		{name: "elisions", given: append([]byte("{"), rep(`"a": ..., `)...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,8 @@ func ReplyCheck(payload []byte, bp *schemas.Blueprint, opts CheckOptions) (Verdi
 	var firstID string
 	for i, c := range cands {
 		v, id := checkReply(c, bp, opts)
+		applyLosses(&v, c.Losses, len(c.Normalizations), opts.LossyRepair == schemas.LossyRepairAccept)
+		v.Valid = len(v.Violations) == 0
 		if v.Valid {
 			return v, id
 		}
@@ -122,4 +124,53 @@ func ReplySchema(bp *schemas.Blueprint) json.RawMessage {
 		panic(fmt.Sprintf("handlers: encoding reply schema: %v", err))
 	}
 	return b
+}
+
+// ReplyModelSchema is ReplySchema as a model should see it: each tool's
+// input schema as Schema.ForModel shows it, under $defs.tool_<name>, with
+// its own local references moved there.
+func ReplyModelSchema(bp *schemas.Blueprint) any {
+	defs := map[string]any{}
+	var branches []any
+	for _, name := range bp.ToolNames() {
+		key := "tool_" + name
+		defs[key] = rebaseRefs(bp.Tools[name].ForModel(), "#/$defs/"+key)
+		branches = append(branches, map[string]any{
+			"type": "object", "additionalProperties": false, "required": []any{"tool", "args"},
+			"properties": map[string]any{"tool": map[string]any{"const": name}, "args": map[string]any{"$ref": "#/$defs/" + key}},
+		})
+	}
+	branches = append(branches, map[string]any{
+		"type": "object", "additionalProperties": false, "required": []any{"answer"},
+		"properties": map[string]any{"answer": map[string]any{"type": "string"}},
+	})
+	return map[string]any{"oneOf": branches, "$defs": defs}
+}
+
+// rebaseRefs copies v with every local $ref ("#", "#/...") moved under
+// base.
+func rebaseRefs(v any, base string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, c := range t {
+			if ref, ok := c.(string); ok && k == "$ref" && (ref == "#" || strings.HasPrefix(ref, "#/")) {
+				out[k] = base + strings.TrimPrefix(ref, "#")
+				continue
+			}
+			if k == "enum" || k == "const" || k == "default" || k == "examples" {
+				out[k] = c
+				continue
+			}
+			out[k] = rebaseRefs(c, base)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, c := range t {
+			out[i] = rebaseRefs(c, base)
+		}
+		return out
+	}
+	return v
 }

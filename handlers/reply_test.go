@@ -83,7 +83,7 @@ func TestReplyCheck_toolOrAnswer(t *testing.T) {
 	if err := json.Unmarshal(d.Payload, &ev); err != nil || d.Outcome != contract.OutcomeRetry {
 		t.Fatalf("decision %s: %s", d.Outcome, d.Payload)
 	}
-	for _, want := range []string{`"const": "read_file"`, `"const": "search_code"`, `"answer"`, "- $.tool: tool must be one of"} {
+	for _, want := range []string{`"const": "read_file"`, `"const": "search_code"`, `"answer"`, `- $.tool: got "rm", expected one of "read_file", "search_code"`} {
 		if !strings.Contains(ev.RetryPrompt, want) {
 			t.Errorf("retry prompt lacks %s:\n%s", want, ev.RetryPrompt)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/schemas"
 	"github.com/agentgate/agentgate/subjects"
 )
 
@@ -336,6 +337,12 @@ func (h *Handler) prefixViolations(env Envelope) []contract.Violation {
 	m, _ := ParseMeta(env)
 	bp, ok := h.cfg.Gate.cfg.Registry.Blueprint(m.AgentID)
 	if !ok || bp.OutputSchema == nil || bp.Reply != "" {
+		return nil
+	}
+	if bp.Retry == schemas.RetryPartial && m.Attempt != 1 {
+		// The answer to a partial re-ask may be a patch, which a prefix
+		// judged against the whole schema would wrongly stop: it is judged
+		// once complete, after the merge.
 		return nil
 	}
 	return PrefixViolations(env.Payload, bp.OutputSchema, CheckOptions{ExtraFields: bp.ExtraFields, Coerce: bp.Coerce})

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"text/template"
 
 	"github.com/agentgate/agentgate/rules"
 )
@@ -22,6 +23,16 @@ const (
 	ExtraFieldsStrip = "strip"
 	// ExtraFieldsReject reports such members as violations.
 	ExtraFieldsReject = "reject"
+)
+
+// Values of Blueprint.LossyRepair (contract section 3.1).
+const (
+	// LossyRepairRetry makes a repair that would lose, invent or move
+	// content a violation, so the attempt is retried (the default).
+	LossyRepairRetry = "retry"
+	// LossyRepairAccept lets such a repaired output validate, each loss
+	// recorded as an op lossy normalization.
+	LossyRepairAccept = "accept"
 )
 
 // ReplyToolOrAnswer is the Blueprint.Reply of an agent whose output is a
@@ -41,6 +52,7 @@ type Blueprint struct {
 	MaxRetries       int             // default 1
 	ExtraFields      string          // ExtraFieldsStrip (default) or ExtraFieldsReject
 	Coerce           bool            // default true
+	LossyRepair      string          // LossyRepairRetry (default) or LossyRepairAccept
 	SystemPrompt     string
 	Source           string // file path
 
@@ -56,6 +68,68 @@ type Blueprint struct {
 	// output schema (and its own rules) on the normalized document; nil for
 	// none.
 	Rules *rules.Set
+	// RefusalDetection turns the recognition of plain-text refusals on
+	// (default true; refusal_detection).
+	RefusalDetection bool
+	// RefusalPatterns are the blueprint's own refusal phrasings
+	// (refusal_patterns), compiled at load.
+	RefusalPatterns []*regexp.Regexp
+	// Retry is RetryFull (default) or RetryPartial.
+	Retry string
+	// PromptTemplate and RetryTemplate are the blueprint's own prompt texts
+	// (text/template, executed with PromptData and RetryData); "" keeps
+	// the contract's defaults.
+	PromptTemplate, RetryTemplate string
+
+	promptTmpl, retryTmpl *template.Template
+
+	// Upstream, when set, names an agent on the Synadia Agent Protocol
+	// whose gated twin agentgate registers (contract section 10).
+	Upstream *Upstream
+}
+
+// Upstream names the agent a blueprint gates (contract section 10): by its
+// identity (Agent, Owner and Name, the tokens of agents.<agent>.<owner>.<name>)
+// or by one instance's service id (InstanceID). Callers find it through
+// discovery, never by constructing its subject.
+type Upstream struct {
+	Agent      string `json:"agent,omitempty"`
+	Owner      string `json:"owner,omitempty"`
+	Name       string `json:"name,omitempty"`
+	InstanceID string `json:"instance_id,omitempty"`
+}
+
+// upstreamTokenRE is a subject token of the protocol's naming rules (its
+// section 2.2): no "$", no wildcard, no dot, no space.
+var upstreamTokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,63}$`)
+
+// Validate reports what makes the upstream unusable: neither an identity
+// nor an instance id, a partial identity, or a token that is not a plain
+// subject token.
+func (u *Upstream) Validate() error {
+	var errs []error
+	identity := u.Agent != "" || u.Owner != "" || u.Name != ""
+	switch {
+	case !identity && u.InstanceID == "":
+		errs = append(errs, errors.New(`upstream needs "agent", "owner" and "name", or "instance_id"`))
+	case identity && (u.Agent == "" || u.Owner == "" || u.Name == ""):
+		errs = append(errs, errors.New(`upstream needs all of "agent", "owner" and "name"`))
+	}
+	for _, f := range []struct{ key, v string }{{"agent", u.Agent}, {"owner", u.Owner}, {"name", u.Name}, {"instance_id", u.InstanceID}} {
+		if f.v != "" && !upstreamTokenRE.MatchString(f.v) {
+			errs = append(errs, fmt.Errorf("upstream %s %q is not a subject token [A-Za-z0-9_-]{1,63}", f.key, f.v))
+		}
+	}
+	if u.Agent == "gate" {
+		errs = append(errs, errors.New(`upstream agent "gate" is agentgate's own twins: a twin cannot gate a twin`))
+	}
+	return errors.Join(errs...)
+}
+
+// Templates returns the parsed prompt_template and retry_template; nil
+// for each the blueprint does not set.
+func (b *Blueprint) Templates() (prompt, retry *template.Template) {
+	return b.promptTmpl, b.retryTmpl
 }
 
 // MaxAttempts is the number of attempts a run gets: MaxRetries + 1.
@@ -80,22 +154,31 @@ type blueprintJSON struct {
 	MaxRetries       *int                       `json:"max_retries,omitempty"`
 	ExtraFields      *string                    `json:"extra_fields,omitempty"`
 	Coerce           *bool                      `json:"coerce,omitempty"`
+	LossyRepair      *string                    `json:"lossy_repair,omitempty"`
 	SystemPrompt     string                     `json:"system_prompt"`
 	Reply            string                     `json:"reply,omitempty"`
 	Tools            map[string]json.RawMessage `json:"tools,omitempty"`
 	Rules            json.RawMessage            `json:"rules,omitempty"`
+	Upstream         *Upstream                  `json:"upstream,omitempty"`
+	RefusalDetection *bool                      `json:"refusal_detection,omitempty"`
+	RefusalPatterns  []string                   `json:"refusal_patterns,omitempty"`
+	Retry            string                     `json:"retry,omitempty"`
+	PromptTemplate   string                     `json:"prompt_template,omitempty"`
+	RetryTemplate    string                     `json:"retry_template,omitempty"`
 }
 
 // blueprintFields are the members a blueprint file may have.
 var blueprintFields = []string{
 	"name", "description", "output_schema", "parameters_schema", "max_retries",
-	"extra_fields", "coerce", "system_prompt", "reply", "tools", "rules",
+	"extra_fields", "coerce", "lossy_repair", "system_prompt", "reply", "tools", "upstream",
+	"refusal_detection", "refusal_patterns", "retry", "prompt_template", "retry_template", "rules",
 }
 
 // MarshalJSON writes the blueprint as in contract section 5 with the
 // defaults applied: output_schema is the schema's $id, the inline schema
 // object for an inline schema, or absent for free-text output; reply and
-// tools (section 9) appear only when set. Loading what it writes gives the
+// tools (section 9) appear only when set, lossy_repair only when it is
+// not the default. Loading what it writes gives the
 // same blueprint back.
 func (b *Blueprint) MarshalJSON() ([]byte, error) {
 	extra := cmpOr(b.ExtraFields, ExtraFieldsStrip)
@@ -108,9 +191,20 @@ func (b *Blueprint) MarshalJSON() ([]byte, error) {
 		Coerce:           &b.Coerce,
 		SystemPrompt:     b.SystemPrompt,
 		Reply:            b.Reply,
+		Upstream:         b.Upstream,
+		RefusalDetection: &b.RefusalDetection,
+		Retry:            cmpOr(b.Retry, RetryFull),
+		PromptTemplate:   b.PromptTemplate,
+		RetryTemplate:    b.RetryTemplate,
+	}
+	for _, re := range b.RefusalPatterns {
+		w.RefusalPatterns = append(w.RefusalPatterns, re.String())
 	}
 	if b.OutputSchema != nil {
 		w.OutputSchema = schemaRef(b.OutputSchema)
+	}
+	if b.LossyRepair == LossyRepairAccept {
+		w.LossyRepair = &b.LossyRepair
 	}
 	if len(b.Tools) > 0 {
 		w.Tools = make(map[string]json.RawMessage, len(b.Tools))
@@ -169,9 +263,46 @@ func (l *loader) blueprintFile(p string) {
 		MaxRetries:       1,
 		ExtraFields:      ExtraFieldsStrip,
 		Coerce:           true,
+		LossyRepair:      LossyRepairRetry,
 		SystemPrompt:     f.SystemPrompt,
 		Source:           file,
 		Reply:            f.Reply,
+		RefusalDetection: true,
+		Retry:            RetryFull,
+		PromptTemplate:   f.PromptTemplate,
+		RetryTemplate:    f.RetryTemplate,
+	}
+	if f.RefusalDetection != nil {
+		b.RefusalDetection = *f.RefusalDetection
+	}
+	for i, expr := range f.RefusalPatterns {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			bad("refusal_patterns[%d]: %v", i, err)
+			continue
+		}
+		b.RefusalPatterns = append(b.RefusalPatterns, re)
+	}
+	switch f.Retry {
+	case "", RetryFull:
+	case RetryPartial:
+		b.Retry = RetryPartial
+	default:
+		bad("retry is %q, want %q or %q", f.Retry, RetryFull, RetryPartial)
+	}
+	if f.PromptTemplate != "" {
+		t, err := parseTemplate("prompt_template", f.PromptTemplate, samplePrompt)
+		if err != nil {
+			probs = append(probs, err)
+		}
+		b.promptTmpl = t
+	}
+	if f.RetryTemplate != "" {
+		t, err := parseTemplate("retry_template", f.RetryTemplate, sampleRetry)
+		if err != nil {
+			probs = append(probs, err)
+		}
+		b.retryTmpl = t
 	}
 	if f.MaxRetries != nil {
 		b.MaxRetries = *f.MaxRetries
@@ -187,6 +318,12 @@ func (l *loader) blueprintFile(p string) {
 	}
 	if f.Coerce != nil {
 		b.Coerce = *f.Coerce
+	}
+	if f.LossyRepair != nil {
+		b.LossyRepair = *f.LossyRepair
+		if b.LossyRepair != LossyRepairRetry && b.LossyRepair != LossyRepairAccept {
+			bad("lossy_repair is %q, want %q or %q", b.LossyRepair, LossyRepairRetry, LossyRepairAccept)
+		}
 	}
 	if ps := b.ParametersSchema; ps != nil && !bytes.HasPrefix(bytes.TrimSpace(ps), []byte("{")) {
 		bad("parameters_schema must be a JSON object")
@@ -226,6 +363,12 @@ func (l *loader) blueprintFile(p string) {
 		probs = append(probs, fmt.Errorf("rules: %w", err))
 	} else {
 		b.Rules = set
+	}
+	if u := f.Upstream; u != nil {
+		if err := u.Validate(); err != nil {
+			bad("%w", err)
+		}
+		b.Upstream = u
 	}
 	for _, err := range probs {
 		l.fail(file, err)
@@ -290,15 +433,29 @@ func (l *loader) schemaOf(raw json.RawMessage, inlineID, source string) (*Schema
 			return nil, fmt.Errorf("%w: no schema file declares $id %q", ErrUnknownSchema, id)
 		}
 		return s, nil
+	case 't', 'f':
+		// The boolean schemas: true accepts every document, false none.
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, fmt.Errorf("%w: want a schema $id string, a schema object or a boolean: %w", ErrBadBlueprint, err)
+		}
+		s, err := l.compile(l.reg.compiler, raw, b, inlineID, source)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
+		}
+		return s, nil
 	case '{':
 		doc, err := decodeObject(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
 		}
-		if _, has := doc["$id"]; has {
-			return nil, fmt.Errorf("%w: an inline schema must not declare $id (it is %s); put it in schemas/ and name its $id instead", ErrBadBlueprint, inlineID)
+		c := l.reg.compiler
+		if id, _ := doc["$id"].(string); id != "" && !strings.HasPrefix(id, "#") {
+			// Its own $id is its base URI; a compiler of its own keeps it
+			// from colliding with the registry and other inline schemas.
+			c = l.inlineCompiler(doc)
 		}
-		s, err := l.compile(raw, doc, inlineID, source)
+		s, err := l.compile(c, raw, doc, inlineID, source)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
 		}
@@ -313,7 +470,7 @@ func (l *loader) schemaOf(raw json.RawMessage, inlineID, source string) (*Schema
 		}
 		return s, nil
 	default:
-		return nil, fmt.Errorf("%w: want a schema $id string or a schema object", ErrBadBlueprint)
+		return nil, fmt.Errorf("%w: want a schema $id string, a schema object or a boolean", ErrBadBlueprint)
 	}
 }
 

@@ -2,8 +2,10 @@ package schemas_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentgate/agentgate/schemas"
@@ -72,7 +74,7 @@ func TestBlueprint_toolByID(t *testing.T) {
 		t.Fatalf("tools = %+v", b.Tools)
 	}
 	got, _ := json.Marshal(b)
-	want := `{"name":"a","description":"","max_retries":1,"extra_fields":"strip","coerce":true,"system_prompt":"","reply":"tool_or_answer","tools":{"echo":{"type":"string"},"lookup":"https://t.dev/args/1.0.0"}}`
+	want := `{"name":"a","description":"","max_retries":1,"extra_fields":"strip","coerce":true,"system_prompt":"","reply":"tool_or_answer","tools":{"echo":{"type":"string"},"lookup":"https://t.dev/args/1.0.0"},"refusal_detection":true,"retry":"full"}`
 	if string(got) != want {
 		t.Errorf("MarshalJSON = %s\nwant %s", got, want)
 	}
@@ -87,13 +89,14 @@ func TestBlueprint_MarshalJSON(t *testing.T) {
 	}{
 		{"pr-reviewer", `{"name": "pr-reviewer", "description": "Reviews pull requests",
 			"output_schema": "https://agentgate.dev/schemas/pr-review/1.0.0", "parameters_schema": {"type": "object"},
-			"max_retries": 2, "extra_fields": "reject", "coerce": false, "system_prompt": "You are a thorough code reviewer."}`},
-		{"chat", `{"name": "chat", "description": "", "max_retries": 1, "extra_fields": "strip", "coerce": true, "system_prompt": "Be brief."}`},
+			"max_retries": 2, "extra_fields": "reject", "coerce": false, "system_prompt": "You are a thorough code reviewer.",
+			"refusal_detection": true, "retry": "full"}`},
+		{"chat", `{"name": "chat", "description": "", "max_retries": 1, "extra_fields": "strip", "coerce": true, "system_prompt": "Be brief.", "refusal_detection": true, "retry": "full"}`},
 		{"summarizer", `{"name": "summarizer", "description": "", "max_retries": 1, "extra_fields": "strip", "coerce": true, "system_prompt": "",
 			"output_schema": {"type": "object", "required": ["summary"],
-				"properties": {"summary": {"type": "string"}, "author": {"$ref": "https://agentgate.dev/schemas/common/1.0.0#/definitions/person"}}}}`},
+				"properties": {"summary": {"type": "string"}, "author": {"$ref": "https://agentgate.dev/schemas/common/1.0.0#/definitions/person"}}}, "refusal_detection": true, "retry": "full"}`},
 		{"tooler", `{"name": "tooler", "description": "", "max_retries": 1, "extra_fields": "strip", "coerce": true, "system_prompt": "",
-			"reply": "tool_or_answer", "tools": {"search": {"type": "object", "required": ["query"], "properties": {"query": {"type": "string"}}}}}`},
+			"reply": "tool_or_answer", "tools": {"search": {"type": "object", "required": ["query"], "properties": {"query": {"type": "string"}}}}, "refusal_detection": true, "retry": "full"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,4 +149,53 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+func TestBlueprint_promptFields(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		fields  string
+		wantErr string
+	}{
+		{name: "all set", fields: `"refusal_detection": false, "refusal_patterns": ["(?i)^no thanks"], "retry": "partial",
+			"prompt_template": "{{.SystemPrompt}}\n{{.Schema}}", "retry_template": "{{range .Violations}}{{.Line}}\n{{end}}{{if .Partial}}{{range .Members}}{{.Path}}{{end}}{{end}}"`},
+		{name: "template that does not parse", fields: `"retry_template": "{{range .Violations}"`, wantErr: "retry_template"},
+		{name: "template naming no field", fields: `"prompt_template": "{{.Nope}}"`, wantErr: "prompt_template"},
+		{name: "bad pattern", fields: `"refusal_patterns": ["(unclosed"]`, wantErr: "refusal_patterns[0]"},
+		{name: "bad retry", fields: `"retry": "some"`, wantErr: `retry is "some"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := loadFS(t, map[string]string{"agents/a.json": `{"name": "a", "output_schema": {"type": "object"}, ` + tt.fields + `}`})
+			if tt.wantErr != "" {
+				if !errors.Is(err, schemas.ErrBadBlueprint) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want ErrBadBlueprint about %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := r.Blueprint("a")
+			p, rt := b.Templates()
+			if b.RefusalDetection || len(b.RefusalPatterns) != 1 || b.Retry != schemas.RetryPartial || p == nil || rt == nil {
+				t.Errorf("blueprint = %+v", b)
+			}
+			// MarshalJSON writes them back, and loading that gives the same.
+			again, err := json.Marshal(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r2, err := loadFS(t, map[string]string{"agents/a.json": string(again)})
+			if err != nil {
+				t.Fatalf("reloading %s: %v", again, err)
+			}
+			b2, _ := r2.Blueprint("a")
+			if b2.Retry != b.Retry || b2.RetryTemplate != b.RetryTemplate || b2.RefusalPatterns[0].String() != "(?i)^no thanks" {
+				t.Errorf("round trip lost fields: %s", again)
+			}
+		})
+	}
 }

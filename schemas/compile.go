@@ -49,7 +49,7 @@ func (l *loader) schemaFile(p string) *Schema {
 		return nil
 	}
 	l.idSource[id] = file
-	s, err := l.compile(raw, doc, id, file)
+	s, err := l.compile(l.reg.compiler, raw, doc, id, file)
 	if err != nil {
 		l.fail(file, err)
 		return nil
@@ -64,17 +64,27 @@ func (l *loader) schemaFile(p string) *Schema {
 	return s
 }
 
-// compile checks doc against its meta-schema, compiles it under id and
-// registers it. raw is doc's text; for an inline schema, doc has no $id and
-// id is the inline id.
-func (l *loader) compile(raw []byte, doc map[string]any, id, source string) (*Schema, error) {
-	c := l.reg.compiler
+// compile checks doc against its meta-schema, compiles it with c under id
+// and registers it in the registry under id. raw is doc's text; doc is an
+// object or, for an inline schema, a boolean. An inline schema that
+// declares its own $id is compiled by a compiler of its own (see
+// loader.inlineCompiler), keyed there by that $id.
+func (l *loader) compile(c *jsonschema.Compiler, raw []byte, doc any, id, source string) (*Schema, error) {
+	if _, dup := l.reg.schemas[id]; dup {
+		return nil, fmt.Errorf("%w: %q is already registered", ErrDuplicateID, id)
+	}
 	if _, err := c.Schema(id); err == nil {
 		// kaptinlin would silently return the schema it already holds under
 		// this $id (compiler.go, Compile), whatever the new body says.
 		return nil, fmt.Errorf("%w: %q is already registered", ErrDuplicateID, id)
 	}
-	compiled, draft, err := compileDoc(c, raw, doc, id)
+	obj, _ := doc.(map[string]any)
+	compileID := id
+	declared, _ := obj["$id"].(string)
+	if declared != "" && !strings.HasPrefix(declared, "#") && strings.HasPrefix(id, InlinePrefix) {
+		compileID = "" // the document's own $id keys it in its own compiler
+	}
+	compiled, draft, err := compileDoc(c, raw, doc, compileID)
 	if err != nil {
 		return nil, err
 	}
@@ -83,12 +93,15 @@ func (l *loader) compile(raw []byte, doc map[string]any, id, source string) (*Sc
 		Draft:    draft,
 		Source:   source,
 		Raw:      json.RawMessage(raw),
-		Doc:      doc,
+		Doc:      obj,
 		compiled: compiled,
 	}
-	s.Title, _ = doc["title"].(string)
-	s.Description, _ = doc["description"].(string)
-	if s.Rules, err = docRules(doc); err != nil {
+	if compileID == "" {
+		s.DeclaredID = declared
+	}
+	s.Title, _ = obj["title"].(string)
+	s.Description, _ = obj["description"].(string)
+	if s.Rules, err = docRules(obj); err != nil {
 		return nil, err
 	}
 	l.reg.schemas[id] = s

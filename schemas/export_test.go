@@ -1,10 +1,9 @@
 package schemas
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"io"
-	"strings"
+	"io/fs"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -34,13 +33,7 @@ func CompileStandalone(raw []byte, remotes map[string][]byte) (*Schema, error) {
 		blueprints: make(map[string]*Blueprint),
 		owners:     make(map[unsafe.Pointer]*Schema),
 	}
-	reg.compiler.RegisterLoader("http", func(url string) (io.ReadCloser, error) {
-		key, _, _ := strings.Cut(url, "#")
-		if b, ok := remotes[key]; ok {
-			return io.NopCloser(bytes.NewReader(b)), nil
-		}
-		return offlineLoader(url)
-	})
+	reg.compiler.RegisterLoader("http", remoteLoader(remotes))
 	compiled, draft, err := compileDoc(reg.compiler, raw, doc, "")
 	if err != nil {
 		return nil, err
@@ -60,4 +53,20 @@ func CompileStandalone(raw []byte, remotes map[string][]byte) (*Schema, error) {
 // a JTD schema (what kaptinlin compiled), not with RFC 8927's semantics.
 func ValidateTranslation(s *Schema, doc any) bool {
 	return s.compiled.Validate(doc).IsValid()
+}
+
+// LoadFSWithRemotes is LoadFS with remotes (absolute URLs without fragment
+// to documents) served from memory to every compiler of the registry, the
+// compilers of inline schemas included: the inline path of the JSON Schema
+// test suite. Nothing is fetched.
+func LoadFSWithRemotes(fsys fs.FS, remotes map[string][]byte) (*Registry, error) {
+	l := newLoader(fsys, "")
+	l.remotes = remotes
+	l.reg.compiler = l.compiler()
+	l.run()
+	if len(l.errs) > 0 {
+		return nil, errors.Join(l.errs...)
+	}
+	l.reg.prepare()
+	return l.reg, nil
 }

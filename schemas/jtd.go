@@ -65,7 +65,7 @@ func (l *loader) jtdFile(p string) *Schema {
 		l.fail(file, fmt.Errorf("%w: %w", ErrJTD, err))
 		return nil
 	}
-	s, err := l.compile(traw, tdoc, id, file)
+	s, err := l.compile(l.reg.compiler, traw, tdoc, id, file)
 	if err != nil {
 		l.fail(file, fmt.Errorf("%w: its JSON Schema translation: %w", ErrJTD, err))
 		return nil

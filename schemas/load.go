@@ -1,8 +1,10 @@
 package schemas
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"path"
@@ -30,6 +32,81 @@ func newCompiler() *jsonschema.Compiler {
 	return c
 }
 
+// compiler returns a fresh compiler as newCompiler does, serving l.remotes
+// when set.
+func (l *loader) compiler() *jsonschema.Compiler {
+	c := newCompiler()
+	if l.remotes != nil {
+		c.RegisterLoader("http", remoteLoader(l.remotes))
+	}
+	return c
+}
+
+// remoteLoader serves remotes (absolute URLs without fragment) from
+// memory, then the embedded meta-schemas: nothing is fetched.
+func remoteLoader(remotes map[string][]byte) func(string) (io.ReadCloser, error) {
+	return func(url string) (io.ReadCloser, error) {
+		key, _, _ := strings.Cut(url, "#")
+		if b, ok := remotes[key]; ok {
+			return io.NopCloser(bytes.NewReader(b)), nil
+		}
+		return offlineLoader(url)
+	}
+}
+
+// inlineCompiler returns the compiler of an inline schema that declares
+// its own $id: a fresh one holding every schema file of the registry
+// (compiled before any blueprint) except those whose $id the inline
+// document declares itself, so that its $id, $anchors and
+// $dynamicAnchors resolve within it as the specification says, without
+// colliding with the registry or with another inline schema of the same
+// $id.
+func (l *loader) inlineCompiler(doc map[string]any) *jsonschema.Compiler {
+	c := l.compiler()
+	own := declaredIDs(doc)
+	for id, s := range l.reg.schemas {
+		if !strings.HasPrefix(id, InlinePrefix) && !own[id] {
+			c.SetSchema(id, s.compiled)
+		}
+	}
+	return c
+}
+
+// declaredIDs is every $id doc declares, resolved against the $ids around
+// it, without fragment.
+func declaredIDs(doc map[string]any) map[string]bool {
+	out := make(map[string]bool)
+	var walk func(v any, base *url.URL)
+	walk = func(v any, base *url.URL) {
+		switch t := v.(type) {
+		case map[string]any:
+			if id, ok := t["$id"].(string); ok {
+				if u, err := url.Parse(id); err == nil {
+					if base != nil {
+						u = base.ResolveReference(u)
+					}
+					u.Fragment, u.RawFragment = "", ""
+					if u.String() != "" {
+						out[u.String()] = true
+						base = u
+					}
+				}
+			}
+			for k, c := range t {
+				if k != "enum" && k != "const" && k != "examples" && k != "default" {
+					walk(c, base)
+				}
+			}
+		case []any:
+			for _, c := range t {
+				walk(c, base)
+			}
+		}
+	}
+	walk(doc, nil)
+	return out
+}
+
 // loader accumulates one Load.
 type loader struct {
 	fsys fs.FS
@@ -40,6 +117,9 @@ type loader struct {
 	idSource map[string]string
 	// files lists every file read, by name.
 	files []string
+	// remotes, set only by the tests of the JSON Schema test suite, maps
+	// absolute URLs to documents served from memory (see remoteLoader).
+	remotes map[string][]byte
 }
 
 func load(fsys fs.FS, root string) (*Registry, error) {
@@ -53,17 +133,18 @@ func load(fsys fs.FS, root string) (*Registry, error) {
 }
 
 func newLoader(fsys fs.FS, root string) *loader {
-	return &loader{
+	l := &loader{
 		fsys: fsys,
 		root: root,
 		reg: &Registry{
-			compiler:   newCompiler(),
 			schemas:    make(map[string]*Schema),
 			blueprints: make(map[string]*Blueprint),
 			owners:     make(map[unsafe.Pointer]*Schema),
 		},
 		idSource: make(map[string]string),
 	}
+	l.reg.compiler = l.compiler()
+	return l
 }
 
 // run reads and checks every file, recording every problem in l.errs and
@@ -157,7 +238,7 @@ func unresolvedRefs(s *Schema, inRegistry func(uri string) bool) error {
 	slices.Sort(refs)
 	refs = slices.Compact(refs)
 	var missing, outside []string
-	base, _ := url.Parse(s.ID)
+	base, _ := url.Parse(s.BaseURI())
 	for _, ref := range refs {
 		quoted := fmt.Sprintf("%q", ref)
 		target, err := url.Parse(ref)
@@ -170,7 +251,7 @@ func unresolvedRefs(s *Schema, inRegistry func(uri string) bool) error {
 		}
 		target.Fragment, target.RawFragment = "", ""
 		doc := target.String()
-		if _, meta := metaSchemaFiles[doc]; doc == s.ID || meta || inRegistry(doc) || strings.HasPrefix(ref, "#") {
+		if _, meta := metaSchemaFiles[doc]; doc == s.ID || doc == s.DeclaredID || meta || inRegistry(doc) || strings.HasPrefix(ref, "#") {
 			missing = append(missing, quoted)
 		} else {
 			outside = append(outside, quoted)

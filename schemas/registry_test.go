@@ -271,13 +271,13 @@ func TestLoadFS_bad(t *testing.T) {
 			name:    "output_schema of the wrong type",
 			files:   map[string]string{"agents/a.json": `{"name": "a", "output_schema": 7}`},
 			wantErr: schemas.ErrBadBlueprint,
-			want:    "want a schema $id string or a schema object",
+			want:    "want a schema $id string, a schema object or a boolean",
 		},
 		{
-			name:    "inline schema with its own $id",
-			files:   map[string]string{"agents/a.json": `{"name": "a", "output_schema": {"$id": "https://t.dev/a/1.0.0"}}`},
-			wantErr: schemas.ErrBadBlueprint,
-			want:    "must not declare $id",
+			name:    "inline schema that is no schema",
+			files:   map[string]string{"agents/a.json": `{"name": "a", "output_schema": {"type": 7}}`},
+			wantErr: schemas.ErrMetaSchema,
+			want:    "output_schema",
 		},
 		{
 			name:    "parameters_schema not an object",
@@ -307,7 +307,7 @@ func TestLoadFS_bad(t *testing.T) {
 			name:    "tool schema of the wrong type",
 			files:   map[string]string{"agents/a.json": `{"name": "a", "reply": "tool_or_answer", "tools": {"t": [1]}}`},
 			wantErr: schemas.ErrBadBlueprint,
-			want:    "tools.t: invalid blueprint: want a schema $id string or a schema object",
+			want:    "tools.t: invalid blueprint: want a schema $id string, a schema object or a boolean",
 		},
 		{
 			name:    "tool schema naming an unknown $id",

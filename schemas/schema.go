@@ -30,13 +30,14 @@ const maxRefHops = 32
 // Schema is one compiled schema.
 type Schema struct {
 	ID          string          // $id, or "urn:agentgate:inline:<agent>" for an inline blueprint schema
+	DeclaredID  string          // an inline schema's own root $id, "" when it declares none (and for file schemas)
 	Version     string          // semver from the last path segment of $id ("" for inline)
 	Title       string          // "title", "" when absent
 	Description string          // "description", "" when absent
 	Draft       string          // Draft07, Draft2020 or DraftJTD
 	Source      string          // file path it came from, or "inline:<agent>"
 	Raw         json.RawMessage // the schema document as loaded (for DraftJTD, the JTD document)
-	Doc         map[string]any  // decoded document (encoding/json, UseNumber), for walking by the normalizer; for DraftJTD its JSON Schema translation
+	Doc         map[string]any  // decoded document (encoding/json, UseNumber), for walking by the normalizer; nil for the boolean schemas true and false; for DraftJTD its JSON Schema translation
 	// Rules are the schema's business rules ("x-rules"), checked after the
 	// schema on the normalized document; nil for none.
 	Rules *rules.Set
@@ -110,7 +111,18 @@ func (s *Schema) Resolve(node map[string]any) map[string]any {
 	return nil
 }
 
-// resolveRef resolves one $ref found in s's document.
+// BaseURI is the URI the schema's relative references resolve against:
+// its declared $id for an inline schema that has one, else ID.
+func (s *Schema) BaseURI() string {
+	if s.DeclaredID != "" {
+		return s.DeclaredID
+	}
+	return s.ID
+}
+
+// resolveRef resolves one $ref found in s's document. An inline schema's
+// own $id names the schema itself, ahead of any registry schema of that
+// $id.
 func (s *Schema) resolveRef(ref string) (map[string]any, *Schema) {
 	target, frag := s, ""
 	if rest, ok := strings.CutPrefix(ref, "#"); ok {
@@ -121,7 +133,7 @@ func (s *Schema) resolveRef(ref string) (map[string]any, *Schema) {
 			return nil, nil
 		}
 		if !r.IsAbs() {
-			base, err := url.Parse(s.ID)
+			base, err := url.Parse(s.BaseURI())
 			if err != nil || base.Opaque != "" {
 				return nil, nil
 			}
@@ -129,9 +141,11 @@ func (s *Schema) resolveRef(ref string) (map[string]any, *Schema) {
 		}
 		frag = r.Fragment
 		r.Fragment, r.RawFragment = "", ""
-		var ok bool
-		if target, ok = s.reg.lookup(r.String()); !ok {
-			return nil, nil
+		if doc := r.String(); s.DeclaredID == "" || doc != strings.TrimSuffix(s.DeclaredID, "#") {
+			var ok bool
+			if target, ok = s.reg.lookup(doc); !ok {
+				return nil, nil
+			}
 		}
 	}
 	var node any

@@ -113,10 +113,17 @@ type runningGateway struct {
 	stop func()
 }
 
-// startGateway runs a gateway on b until the test ends or stop is called.
+// startGateway runs a gateway on b, with the bundled examples, until the
+// test ends or stop is called.
 func startGateway(t *testing.T, b *bus, mutate ...func(*gateway.Config)) *runningGateway {
 	t.Helper()
-	g, stop := natstest.Gateway(t, b.srv, examplesDir, mutate...)
+	return startGatewayDir(t, b, examplesDir, mutate...)
+}
+
+// startGatewayDir is startGateway with the configuration folder dir.
+func startGatewayDir(t *testing.T, b *bus, dir string, mutate ...func(*gateway.Config)) *runningGateway {
+	t.Helper()
+	g, stop := natstest.Gateway(t, b.srv, dir, mutate...)
 	return &runningGateway{Gateway: g, stop: stop}
 }
 

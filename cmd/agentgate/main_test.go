@@ -52,6 +52,8 @@ func TestValidate_exitStatus(t *testing.T) {
 			[]string{"validate", "--config", examples, "--agent", "pr-reviewer"}, 1, `"keyword":"enum"`},
 		{"invalid on the last attempt", `{"summary":"ok"}`,
 			[]string{"validate", "--config", examples, "--agent", "pr-reviewer", "--attempt", "2"}, 1, `"output_schema_validation_failed"`},
+		{"truncated: a retry at the cut, as serve gives", `{"summary":"ok","approval":"approve","comments":[`,
+			[]string{"validate", "--config", examples, "--agent", "pr-reviewer"}, 1, `"keyword":"truncated"`},
 		{"refusal", `{"refusal":"no"}`,
 			[]string{"validate", "--config", examples, "--agent", "pr-reviewer"}, 1, `"event_type":"refusal"`},
 		{"bundled examples when no --config", `{"summary":"ok","approval":"approve","comments":[]}`,

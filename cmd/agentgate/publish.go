@@ -20,10 +20,10 @@ const defaultNATSURL = "nats://127.0.0.1:4222"
 
 func newPublishCmd() *cobra.Command {
 	var (
-		natsURL, agent, runID, sessionID string
-		attempt                          int
-		refusal                          bool
-		wait                             time.Duration
+		agent, runID, sessionID string
+		attempt                 int
+		refusal                 bool
+		wait                    time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "publish --agent NAME --run ID [FILE|-]",
@@ -45,9 +45,9 @@ came in time, 2 on a usage or connection error.`,
 			if err != nil {
 				return exitCode{2, err}
 			}
-			nc, err := nats.Connect(natsURL, nats.Name("agentgate-publish"))
+			nc, js, err := connect(cmd, "publish")
 			if err != nil {
-				return exitCode{2, fmt.Errorf("connecting to %s: %w", natsURL, err)}
+				return err
 			}
 			defer nc.Close()
 
@@ -72,10 +72,6 @@ came in time, 2 on a usage or connection error.`,
 			}
 			if refusal {
 				msg.Header.Set(contract.HeaderOutputKind, contract.OutputKindRefusal)
-			}
-			js, err := jetstream.New(nc)
-			if err != nil {
-				return exitCode{2, err}
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), wait)
 			defer cancel()
@@ -103,7 +99,7 @@ came in time, 2 on a usage or connection error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&natsURL, "nats-url", defaultNATSURL, "URL of the NATS server the gateway uses")
+	addNATSFlag(cmd)
 	f.StringVar(&agent, "agent", "", "agent name (required)")
 	f.StringVar(&runID, "run", "", "run id (required)")
 	f.StringVar(&sessionID, "session", "", "session id, passed through")

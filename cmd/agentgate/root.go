@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/agentgate/agentgate/natsconn"
 )
 
 // envPrefix: every flag also reads from AGENTGATE_<FLAG>, upper case with _
@@ -26,6 +28,7 @@ or a dead letter.
 
 Every flag can also be set from the environment: AGENTGATE_ plus the flag name in
 upper case with _ for - (for example AGENTGATE_NATS_URL).`,
+		Version:       readBuildInfo().String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -34,7 +37,8 @@ upper case with _ for - (for example AGENTGATE_NATS_URL).`,
 	}
 	root.PersistentFlags().String("log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().String("log-format", "text", "log format: text or json")
-	root.AddCommand(newServeCmd(), newValidateCmd(), newPublishCmd(), newTailCmd(), newDLQCmd(), newRunsCmd(), newSchemaCmd())
+	root.AddCommand(newServeCmd(), newValidateCmd(), newPublishCmd(), newTailCmd(), newDLQCmd(), newRunsCmd(), newSchemaCmd(), newVersionCmd())
+	root.SetVersionTemplate("{{.Version}}\n")
 	return root
 }
 
@@ -43,9 +47,22 @@ upper case with _ for - (for example AGENTGATE_NATS_URL).`,
 func flagsFromEnv(cmd *cobra.Command) error {
 	var errs []string
 	flags := cmd.Flags()
+	// A flag of a group (--server and its alias --nats-url) given on the
+	// command line wins over the environment variables of the whole group.
+	given := map[string]bool{}
+	flags.Visit(func(f *pflag.Flag) {
+		for _, g := range f.Annotations[natsconn.FlagGroup] {
+			given[g] = true
+		}
+	})
 	flags.VisitAll(func(f *pflag.Flag) {
 		if f.Changed {
 			return
+		}
+		for _, g := range f.Annotations[natsconn.FlagGroup] {
+			if given[g] {
+				return
+			}
 		}
 		name := envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
 		if v, ok := os.LookupEnv(name); ok {

@@ -3,8 +3,10 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/agentgate/agentgate/agentproto"
 	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/natsconn"
 )
 
 func newServeCmd() *cobra.Command {
@@ -15,7 +17,8 @@ func newServeCmd() *cobra.Command {
 		Short: "Run the gateway",
 		Long: `Run the gateway. With no flags it starts an embedded NATS server with JetStream
 (127.0.0.1:4222, files under ./data) and serves the bundled example configuration;
---nats-url connects to an existing NATS deployment instead. The HTTP API
+--server (or NATS_URL, or --context) connects to an existing NATS deployment
+instead, with the credentials and TLS options the nats CLI takes. The HTTP API
 (/healthz, /v1/runs, /v1/agents, /v1/schemas, /metrics) listens on --http.
 SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`,
 		Args: cobra.NoArgs,
@@ -25,6 +28,7 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 				return err
 			}
 			cfg.Logger = logger
+			cfg.NATS = natsconn.FromFlags(cmd.Flags())
 			if gateway.SetGCPercent(gcPercent, cmd.Flags().Changed("gc-percent")) {
 				logger.Debug("garbage collector target set", "percent", gcPercent)
 			}
@@ -47,7 +51,8 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.ConfigDir, "config", "", "configuration directory holding schemas/*.schema.json and agents/*.json (default: the bundled examples)")
-	f.StringVar(&cfg.NATSURL, "nats-url", "", "URL of an existing NATS deployment; no embedded server is started")
+	natsconn.AddFlags(f, "an existing NATS deployment; default: start an embedded server (--nats-listen)")
+	f.StringVar(&cfg.SigningKey, "signing-key", "", "NKey seed file to sign outcomes with (Outcome-Signature; default: the --nkey seed, if any)")
 	f.StringVar(&cfg.NATSListen, "nats-listen", "127.0.0.1:4222", "HOST:PORT of the embedded NATS server")
 	f.StringVar(&cfg.DataDir, "data-dir", "data", "directory of the embedded server's JetStream files")
 	f.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "HOST:PORT of the HTTP API")
@@ -57,5 +62,8 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.DurationVar(&cfg.StreamIdle, "stream-idle", handlers.DefaultStreamIdle, "how long a streamed output may go without a chunk before it is dead-lettered as stream_incomplete")
 	f.IntVar(&cfg.Streams.Replicas, "stream-replicas", 1, "replicas of every stream and of the run-state bucket (3 on a three-node cluster)")
 	f.DurationVar(&cfg.Streams.MaxAge, "stream-max-age", 0, "how long outputs, outcomes and run state are kept (0: until removed)")
+	f.DurationVar(&cfg.GateIdle, "gate-idle", agentproto.DefaultIdle, "gated twins: how long an upstream agent's response stream may go without a chunk before the attempt fails")
+	f.DurationVar(&cfg.GateHeartbeat, "gate-heartbeat", agentproto.DefaultHeartbeat, "gated twins: heartbeat interval (at least 1s)")
+	f.DurationVar(&cfg.GateDiscoveryWait, "gate-discovery-wait", agentproto.DefaultDiscoveryWait, "gated twins: how long one discovery of an upstream agent collects replies")
 	return cmd
 }

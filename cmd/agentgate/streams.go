@@ -14,14 +14,19 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/natsconn"
 )
 
-// connect opens the NATS connection of a CLI command from its --nats-url.
+// connect opens the NATS connection of a CLI command from its connection
+// flags (natsconn.AddFlags).
 func connect(cmd *cobra.Command, name string) (*nats.Conn, jetstream.JetStream, error) {
-	url, _ := cmd.Flags().GetString("nats-url")
-	nc, err := nats.Connect(url, nats.Name("agentgate-"+name), nats.Timeout(5*time.Second))
+	o := natsconn.FromFlags(cmd.Flags())
+	nc, err := natsconn.Connect(o, defaultNATSURL, nats.Name("agentgate-"+name))
 	if err != nil {
-		return nil, nil, exitCode{2, fmt.Errorf("connecting to %s (is agentgate serve running?): %w", url, err)}
+		if !o.Explicit() {
+			err = fmt.Errorf("%w; is agentgate serve running?", err)
+		}
+		return nil, nil, exitCode{2, err}
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -32,7 +37,7 @@ func connect(cmd *cobra.Command, name string) (*nats.Conn, jetstream.JetStream, 
 }
 
 func addNATSFlag(cmd *cobra.Command) {
-	cmd.Flags().String("nats-url", defaultNATSURL, "URL of the NATS server the gateway uses")
+	natsconn.AddFlags(cmd.Flags(), "default "+defaultNATSURL+", where agentgate serve's embedded server listens")
 }
 
 // readStream calls fn for every message of stream on a subject matching

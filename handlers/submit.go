@@ -1,0 +1,31 @@
+package handlers
+
+import (
+	"context"
+	"time"
+)
+
+// Submit decides one attempt that reached agentgate by another door than
+// the raw stream (the gated twin of an agent on the Synadia Agent
+// Protocol, contract section 10), exactly as Handle decides a raw output:
+// it records the run's new state with compare-and-set, publishes the
+// outcome on the contract's subjects and tells the Observer. early, when
+// not nil, stands in for the pipeline's verdict: violations found on a
+// streamed prefix (Stage "stream"), or an attempt that never completed
+// (Incomplete, with FailType). It returns the decision; a Decision with
+// no Outcome means the (run, attempt) already had one. The error is
+// only for what a retry can fix (the store or the bus is unreachable).
+func (h *Handler) Submit(ctx context.Context, env Envelope, early *Verdict) (Decision, error) {
+	start := time.Now()
+	d, err := h.decideWith(ctx, env, early)
+	if err != nil || d.Outcome == "" {
+		return d, err
+	}
+	if err := h.publish(d); err != nil {
+		return d, err
+	}
+	if h.cfg.Observer != nil && !d.Republish {
+		h.cfg.Observer.Observe(d, time.Since(start))
+	}
+	return d, nil
+}
