@@ -227,3 +227,26 @@ func TestViolations(t *testing.T) {
 		t.Errorf("valid instance: %v", vs)
 	}
 }
+
+func BenchmarkViolations(b *testing.B) {
+	s, err := jtd.Parse([]byte(`{"definitions": {"c": {"properties": {"file": {"type": "string"}, "line": {"type": "uint32"},
+		"severity": {"enum": ["nitpick", "suggestion", "concern", "blocker"]}}}},
+		"properties": {"summary": {"type": "string"}, "at": {"type": "timestamp"}, "comments": {"elements": {"ref": "c"}}}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(`{"summary": "s", "at": "2026-11-24T10:00:00Z", "comments": [
+		{"file": "a.go", "line": 1, "severity": "nitpick"}, {"file": "b.go", "line": 2, "severity": "blocker"},
+		{"file": "c.go", "line": 3, "severity": "concern"}]}`))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if vs := s.Violations(doc); vs != nil {
+			b.Fatal(vs)
+		}
+	}
+}
