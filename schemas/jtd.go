@@ -17,9 +17,9 @@ const jtdSuffix = ".jtd.json"
 // jtdFile loads one JTD schema file: checked against RFC 8927, named by
 // its metadata.id (an absolute URI ending in a semantic version, like a
 // JSON Schema's $id), translated to JSON Schema 2020-12 for the normalizer
-// and the other tools that walk a schema, and compiled once. The Schema
-// validates with RFC 8927's own semantics; its Raw is the JTD document, so
-// that prompts show what the file says. It returns nil (after recording
+// and the other tools that walk a schema (ForModel's prompt view
+// included), and compiled once. The Schema validates with RFC 8927's own
+// semantics; its Raw is the JTD document as written. It returns nil (after recording
 // why) when the file is not usable.
 func (l *loader) jtdFile(p string) *Schema {
 	file := l.name(p)
