@@ -27,6 +27,8 @@ type Violation struct {
 	Received    any    `json:"-"`
 	HasReceived bool   `json:"-"`
 	Message     string `json:"message"`
+	// Rule names the business rule that failed (keyword "rule"), else "".
+	Rule string `json:"rule,omitempty"`
 }
 
 // violationWire is Violation as it travels: received is a raw value so that
@@ -37,11 +39,12 @@ type violationWire struct {
 	Expected json.RawMessage `json:"expected,omitempty"`
 	Received json.RawMessage `json:"received,omitempty"`
 	Message  string          `json:"message"`
+	Rule     string          `json:"rule,omitempty"`
 }
 
 // MarshalJSON writes received when HasReceived is set, null included.
 func (v Violation) MarshalJSON() ([]byte, error) {
-	w := violationWire{Path: v.Path, Keyword: v.Keyword, Message: v.Message}
+	w := violationWire{Path: v.Path, Keyword: v.Keyword, Message: v.Message, Rule: v.Rule}
 	if v.HasExpected || v.Expected != nil {
 		b, err := json.Marshal(v.Expected)
 		if err != nil {
@@ -65,7 +68,7 @@ func (v *Violation) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*v = Violation{Path: w.Path, Keyword: w.Keyword, Message: w.Message}
+	*v = Violation{Path: w.Path, Keyword: w.Keyword, Message: w.Message, Rule: w.Rule}
 	if w.Expected != nil {
 		v.HasExpected = true
 		if err := json.Unmarshal(w.Expected, &v.Expected); err != nil {

@@ -6,7 +6,8 @@ package examples
 
 import "embed"
 
-// Config holds schemas/*.schema.json and agents/*.json, for schemas.LoadFS.
+// Config holds schemas/*.schema.json, schemas/*.jtd.json and agents/*.json,
+// for schemas.LoadFS.
 //
-//go:embed schemas/*.schema.json agents/*.json
+//go:embed schemas/*.schema.json schemas/*.jtd.json agents/*.json
 var Config embed.FS

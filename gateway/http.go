@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgate/agentgate/apiauth"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/provider"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -44,6 +45,7 @@ func (g *Gateway) routes(cfg APIConfig) http.Handler {
 	handle("GET /v1/agents", apiauth.Read, http.HandlerFunc(g.agents))
 	handle("GET /v1/agents/{name}", apiauth.Read, http.HandlerFunc(g.agent))
 	handle("GET /v1/agents/{name}/prompt", apiauth.Read, http.HandlerFunc(g.prompt))
+	handle("GET /v1/agents/{name}/provider-schema", apiauth.Read, http.HandlerFunc(g.providerSchema))
 	handle("GET /v1/schemas", apiauth.Read, http.HandlerFunc(g.schemaList))
 	handle("GET /v1/schemas/{id...}", apiauth.Read, http.HandlerFunc(g.schema))
 	handle("GET /v1/dlq", apiauth.Read, http.HandlerFunc(g.dlqList))
@@ -107,6 +109,28 @@ func (g *Gateway) prompt(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(text))
 }
 
+// providerSchema answers GET /v1/agents/{name}/provider-schema?provider=P:
+// the agent's output schema in provider P's strict mode, with what could
+// not be expressed (contract section 6).
+func (g *Gateway) providerSchema(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	bp, ok := g.reg.Blueprint(name)
+	if !ok {
+		writeError(w, http.StatusNotFound, codeNotFound, "unknown agent "+quote(name))
+		return
+	}
+	if bp.OutputSchema == nil || bp.Reply != "" {
+		writeError(w, http.StatusNotFound, codeNotFound, "agent "+quote(name)+" has no output schema to export")
+		return
+	}
+	x, err := provider.Export(provider.Name(r.URL.Query().Get("provider")), bp.OutputSchema.Doc, bp.OutputSchema)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, codeBadRequest, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, provider.NewDocument(name, bp.OutputSchema.ID, x))
+}
+
 // schemaInfo is an entry of GET /v1/schemas.
 type schemaInfo struct {
 	ID          string `json:"id"`
@@ -141,7 +165,11 @@ func (g *Gateway) schema(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, codeNotFound, "unknown schema "+quote(id))
 		return
 	}
-	w.Header().Set("Content-Type", "application/schema+json")
+	ctype := "application/schema+json"
+	if s.Draft == schemas.DraftJTD {
+		ctype = "application/json" // RFC 8927 registers no media type
+	}
+	w.Header().Set("Content-Type", ctype)
 	_, _ = w.Write(s.Raw)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/rules"
 )
 
 // Label values that stand for many.
@@ -41,6 +42,7 @@ type Metrics struct {
 	violations     *prometheus.CounterVec
 	normalizations *prometheus.CounterVec
 	retryResults   *prometheus.CounterVec
+	ruleFailures   *prometheus.CounterVec
 	refusals       *prometheus.CounterVec
 	latency        *prometheus.HistogramVec
 
@@ -78,6 +80,10 @@ func NewMetrics(known func(agent string) bool) *Metrics {
 			Name: "agentgate_retry_results_total",
 			Help: "Outcomes of attempts after the first, by agent, schema and outcome: valid / all is the retries' success rate.",
 		}, []string{"agent", "schema", "outcome"}),
+		ruleFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "agentgate_rule_failures_total",
+			Help: "Business rules (CEL) that outputs failed, by agent, schema and rule name.",
+		}, []string{"agent", "schema", "rule"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "agentgate_refusals_total",
 			Help: "Refusals published, by agent and detection (header, object, text, pattern).",
@@ -88,7 +94,7 @@ func NewMetrics(known func(agent string) bool) *Metrics {
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
 		}, []string{"agent", "outcome"}),
 	}
-	m.reg.MustRegister(m.outcomes, m.deadLetters, m.violations, m.normalizations, m.retryResults, m.refusals, m.latency,
+	m.reg.MustRegister(m.outcomes, m.deadLetters, m.violations, m.normalizations, m.retryResults, m.ruleFailures, m.refusals, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -119,6 +125,10 @@ func (m *Metrics) Observe(d handlers.Decision, took time.Duration) {
 	for _, v := range d.Violations {
 		refused := v.Keyword == "additionalProperties"
 		m.violations.WithLabelValues(agent, schema, v.Keyword, m.pathLabel(agent, v.Path, refused)).Inc()
+		if v.Keyword == rules.Keyword && v.Rule != "" {
+			// Rule names come from the configuration: a bounded label.
+			m.ruleFailures.WithLabelValues(agent, schema, v.Rule).Inc()
+		}
 	}
 	for _, n := range d.Normalizations {
 		m.normalizations.WithLabelValues(agent, schema, n.Op, m.pathLabel(agent, n.Path, n.Op == contract.OpStrip)).Inc()

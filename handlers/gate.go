@@ -270,6 +270,7 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) (d 
 	opts := CheckOptions{MaxDepth: g.cfg.MaxDepth, Coerce: true}
 	if hasBP {
 		opts.ExtraFields, opts.Coerce, opts.LossyRepair = bp.ExtraFields, bp.Coerce, bp.LossyRepair
+		opts.Rules = bp.Rules
 	}
 	var against *schemas.Blueprint
 	if hasBP {

@@ -528,9 +528,25 @@ func TestExampleConfig(t *testing.T) {
 		}
 		ids[id] = true
 	}
+	// JSON Type Definition schemas (contract section 5), named by metadata.id.
+	jtds, _ := filepath.Glob(filepath.Join("..", "examples", "schemas", "*.jtd.json"))
+	for _, f := range jtds {
+		var s struct {
+			Metadata struct {
+				ID, Title, Description string
+			}
+		}
+		if err := json.Unmarshal(readTestFile(t, f), &s); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if !semverID.MatchString(s.Metadata.ID) || s.Metadata.Title == "" || s.Metadata.Description == "" {
+			t.Errorf("%s: want metadata.id with a semver, a title and a description", f)
+		}
+		ids[s.Metadata.ID] = true
+	}
 	agents, _ := filepath.Glob(filepath.Join("..", "examples", "agents", "*.json"))
-	if len(agents) != 4 {
-		t.Errorf("%d example agents, want 4", len(agents))
+	if len(agents) != 5 {
+		t.Errorf("%d example agents, want 5", len(agents))
 	}
 	for _, f := range agents {
 		var bp struct {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/rules"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -21,6 +22,9 @@ type CheckOptions struct {
 	ExtraFields string
 	// Coerce allows the schema-guided conversions of contract section 3.1.
 	Coerce bool
+	// Rules are the blueprint's business rules, checked (after the
+	// schema's own) on a document the schema accepts; nil for none.
+	Rules *rules.Set
 	// LossyRepair is schemas.LossyRepairRetry (default: each lossy repair
 	// is a violation) or schemas.LossyRepairAccept (each is an op lossy
 	// normalization).
@@ -105,6 +109,11 @@ func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (V
 		all := make([]contract.Normalization, 0, len(pre)+len(norms))
 		all = append(append(all, pre...), norms...)
 		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}
+		if len(v.Violations) == 0 {
+			// Rules reason about a document of the schema's shape only.
+			v.Violations = append(s.Rules.Eval(doc), opts.Rules.Eval(doc)...)
+			contract.SortViolations(v.Violations)
+		}
 		applyLosses(&v, c.Losses, len(c.Normalizations), opts.LossyRepair == schemas.LossyRepairAccept)
 		v.Valid = len(v.Violations) == 0
 		if v.Valid {

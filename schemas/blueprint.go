@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+
+	"github.com/agentgate/agentgate/rules"
 )
 
 // Values of Blueprint.ExtraFields.
@@ -62,6 +64,10 @@ type Blueprint struct {
 	// compiled under "urn:agentgate:inline:<agent>/tools/<tool>".
 	Tools map[string]*Schema
 
+	// Rules are the blueprint's business rules ("rules"), checked after the
+	// output schema (and its own rules) on the normalized document; nil for
+	// none.
+	Rules *rules.Set
 	// RefusalDetection turns the recognition of plain-text refusals on
 	// (default true; refusal_detection).
 	RefusalDetection bool
@@ -172,6 +178,7 @@ type blueprintJSON struct {
 	SystemPrompt     string                     `json:"system_prompt"`
 	Reply            string                     `json:"reply,omitempty"`
 	Tools            map[string]json.RawMessage `json:"tools,omitempty"`
+	Rules            json.RawMessage            `json:"rules,omitempty"`
 	Upstream         *Upstream                  `json:"upstream,omitempty"`
 	RefusalDetection *bool                      `json:"refusal_detection,omitempty"`
 	RefusalPatterns  []string                   `json:"refusal_patterns,omitempty"`
@@ -184,7 +191,7 @@ type blueprintJSON struct {
 var blueprintFields = []string{
 	"name", "description", "output_schema", "parameters_schema", "max_retries",
 	"extra_fields", "coerce", "lossy_repair", "system_prompt", "reply", "tools", "upstream",
-	"refusal_detection", "refusal_patterns", "retry", "prompt_template", "retry_template",
+	"refusal_detection", "refusal_patterns", "retry", "prompt_template", "retry_template", "rules",
 }
 
 // MarshalJSON writes the blueprint as in contract section 5 with the
@@ -224,6 +231,9 @@ func (b *Blueprint) MarshalJSON() ([]byte, error) {
 		for name, s := range b.Tools {
 			w.Tools[name] = schemaRef(s)
 		}
+	}
+	if b.Rules.Len() > 0 {
+		w.Rules, _ = json.Marshal(b.Rules.Specs())
 	}
 	return json.Marshal(w)
 }
@@ -368,6 +378,11 @@ func (l *loader) blueprintFile(p string) {
 			}
 			b.Tools[name] = s
 		}
+	}
+	if set, err := compileRules(f.Rules); err != nil {
+		probs = append(probs, fmt.Errorf("rules: %w", err))
+	} else {
+		b.Rules = set
 	}
 	if u := f.Upstream; u != nil {
 		if err := u.Validate(); err != nil {

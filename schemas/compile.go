@@ -101,6 +101,9 @@ func (l *loader) compile(c *jsonschema.Compiler, raw []byte, doc any, id, source
 	}
 	s.Title, _ = obj["title"].(string)
 	s.Description, _ = obj["description"].(string)
+	if s.Rules, err = docRules(obj); err != nil {
+		return nil, err
+	}
 	l.reg.schemas[id] = s
 	return s, nil
 }

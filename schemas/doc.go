@@ -1,6 +1,8 @@
 // Package schemas owns agentgate's configuration registry: it loads a
-// configuration folder (DIR/schemas/*.schema.json and DIR/agents/*.json),
-// compiles every JSON Schema once with one shared compiler, caches the
+// configuration folder (DIR/schemas/*.schema.json; DIR/schemas/*.jtd.json,
+// JSON Type Definition per RFC 8927, validated by package jtd; and
+// DIR/agents/*.json), compiles every JSON Schema once with one shared
+// compiler and every business rule once (package rules), caches the
 // compiled schemas by $id, holds the agent blueprints, and maps the
 // validator's results to the contract's violations (section 4 of the wire
 // contract).

@@ -84,6 +84,17 @@ var (
 	// inline schema that does not load.
 	ErrBadBlueprint = errors.New("invalid blueprint")
 
+	// ErrJTD is returned for a JSON Type Definition schema file
+	// (schemas/*.jtd.json) that is not a correct schema per RFC 8927 (it
+	// wraps jtd.ErrInvalidSchema, with the location and the reason).
+	ErrJTD = errors.New("invalid JSON Type Definition schema")
+
+	// ErrBadRules is returned for business rules (a blueprint's "rules", a
+	// schema's "x-rules") that are not well formed, do not compile or
+	// type-check, or whose estimated cost is over the limit; it wraps the
+	// rules package's ErrBadRule, ErrCompile or ErrCostLimit.
+	ErrBadRules = errors.New("invalid rules")
+
 	// ErrDuplicateBlueprint is returned when two blueprint files declare the
 	// same agent name.
 	ErrDuplicateBlueprint = errors.New("duplicate blueprint name")

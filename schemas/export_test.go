@@ -49,6 +49,12 @@ func CompileStandalone(raw []byte, remotes map[string][]byte) (*Schema, error) {
 	return s, nil
 }
 
+// ValidateTranslation validates doc against the JSON Schema translation of
+// a JTD schema (what kaptinlin compiled), not with RFC 8927's semantics.
+func ValidateTranslation(s *Schema, doc any) bool {
+	return s.compiled.Validate(doc).IsValid()
+}
+
 // LoadFSWithRemotes is LoadFS with remotes (absolute URLs without fragment
 // to documents) served from memory to every compiler of the registry, the
 // compilers of inline schemas included: the inline path of the JSON Schema

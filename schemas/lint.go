@@ -247,12 +247,35 @@ func openObjects(doc any) []string {
 		_, hasProps := node["properties"]
 		_, hasAP := node["additionalProperties"]
 		_, hasUP := node["unevaluatedProperties"]
-		if (hasProps || slices.Contains(typesOf(node), "object")) && !hasAP && !hasUP {
+		if (hasProps || slices.Contains(typesOf(node), "object")) && !hasAP && !hasUP && !closedBranches(node) {
 			out = append(out, path)
 		}
 		return true
 	})
 	return out
+}
+
+// closedBranches reports whether node has an anyOf or oneOf whose every
+// branch is a closed object: a member no branch allows is stripped there
+// (a JTD discriminator translates to such a node).
+func closedBranches(node map[string]any) bool {
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		branches, _ := node[kw].([]any)
+		if len(branches) == 0 {
+			continue
+		}
+		closed := true
+		for _, b := range branches {
+			m, _ := b.(map[string]any)
+			if ap, ok := m["additionalProperties"].(bool); !ok || ap {
+				closed = false
+			}
+		}
+		if closed {
+			return true
+		}
+	}
+	return false
 }
 
 // caseDuplicates returns the strings of node's enum that differ only in

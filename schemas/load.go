@@ -152,6 +152,7 @@ func newLoader(fsys fs.FS, root string) *loader {
 // lint and Load report the same errors.
 func (l *loader) run() {
 	schemaFiles, schemaDir := l.list("schemas", ".schema.json")
+	jtdFiles, _ := l.list("schemas", jtdSuffix)
 	agentFiles, agentDir := l.list("agents", ".json")
 	if !schemaDir && !agentDir && len(l.errs) == 0 {
 		l.errs = append(l.errs, fmt.Errorf("%w: %s has neither a schemas/ nor an agents/ folder", ErrConfigDir, l.name(".")))
@@ -160,6 +161,11 @@ func (l *loader) run() {
 	var fileSchemas []*Schema
 	for _, p := range schemaFiles {
 		if s := l.schemaFile(p); s != nil {
+			fileSchemas = append(fileSchemas, s)
+		}
+	}
+	for _, p := range jtdFiles {
+		if s := l.jtdFile(p); s != nil {
 			fileSchemas = append(fileSchemas, s)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/kaptinlin/jsonschema"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/jtd"
+	"github.com/agentgate/agentgate/rules"
 )
 
 // Draft names, as found in Schema.Draft.
@@ -32,12 +34,16 @@ type Schema struct {
 	Version     string          // semver from the last path segment of $id ("" for inline)
 	Title       string          // "title", "" when absent
 	Description string          // "description", "" when absent
-	Draft       string          // Draft07 or Draft2020
+	Draft       string          // Draft07, Draft2020 or DraftJTD
 	Source      string          // file path it came from, or "inline:<agent>"
-	Raw         json.RawMessage // the schema document as loaded
-	Doc         map[string]any  // decoded document (encoding/json, UseNumber), for walking by the normalizer; nil for the boolean schemas true and false
+	Raw         json.RawMessage // the schema document as loaded (for DraftJTD, the JTD document)
+	Doc         map[string]any  // decoded document (encoding/json, UseNumber), for walking by the normalizer; nil for the boolean schemas true and false; for DraftJTD its JSON Schema translation
+	// Rules are the schema's business rules ("x-rules"), checked after the
+	// schema on the normalized document; nil for none.
+	Rules *rules.Set
 
 	compiled  *jsonschema.Schema
+	jtd       *jtd.Schema // for DraftJTD: validation follows RFC 8927, not compiled
 	reg       *Registry
 	serialize bool // the schema reaches patternProperties: see Registry.serialMu
 	memo      sync.Map
@@ -57,6 +63,9 @@ func (s *Schema) Memo() *sync.Map { return &s.memo }
 // A Schema that did not come from a Registry validates nothing: it returns
 // one violation at $ saying so.
 func (s *Schema) Validate(doc any) []contract.Violation {
+	if s != nil && s.jtd != nil {
+		return s.jtd.Violations(doc)
+	}
 	if s == nil || s.compiled == nil {
 		return []contract.Violation{{Path: "$", Keyword: "$schema", Message: "schema is not compiled"}}
 	}

@@ -31,6 +31,8 @@ func TestGateway_httpAPI(t *testing.T) {
 	}
 	getJSON(t, g, "/v1/agents/nobody", http.StatusNotFound, nil)
 
+	// The schema as the model should see it (contract section 3.2): $id
+	// and x-aliases left out.
 	prompt := getText(t, g, "/v1/agents/pr-reviewer/prompt", http.StatusOK)
 	i := strings.LastIndex(prompt, "## ")
 	if i < 0 || !strings.HasPrefix(prompt[i:], "## Required Output Format") || !strings.Contains(prompt[i:], `"title": "Pull request review"`) ||

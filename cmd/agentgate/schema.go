@@ -21,12 +21,13 @@ func newSchemaCmd() *cobra.Command {
 		Short: "Check and compare schemas, and manage the running registry's",
 	}
 	cmd.AddCommand(newSchemaLintCmd(), newSchemaDiffCmd(),
-		newSchemaPushCmd(), newSchemaVersionsCmd(), newSchemaGetCmd(), newSchemaCompatCmd())
+		newSchemaPushCmd(), newSchemaVersionsCmd(), newSchemaGetCmd(), newSchemaCompatCmd(), newSchemaExportCmd())
 	return cmd
 }
 
 func newSchemaLintCmd() *cobra.Command {
 	var asJSON, strict bool
+	var prov string
 	cmd := &cobra.Command{
 		Use:   "lint DIR",
 		Short: "Check a configuration folder file by file",
@@ -46,15 +47,25 @@ exclusive by construction (by type, by const/enum values, or by a required
 discriminator property), where anyOf says the same; an enum whose strings differ
 only in case.
 
+With --provider openai|anthropic, each agent's output schema is also exported to
+that provider's strict mode (see agentgate schema export), and every keyword the
+provider cannot express is a warning.
+
 Exit status: 0 when there is no error (warnings too with --strict), 1 otherwise,
 2 when DIR cannot be read.`,
 		Example: `  agentgate schema lint examples
-  agentgate schema lint --json config`,
+  agentgate schema lint --json config
+  agentgate schema lint --provider openai config`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			report, err := schemas.Lint(args[0])
 			if err != nil {
 				return exitCode{2, err}
+			}
+			if prov != "" {
+				if err := providerFindings(args[0], prov, report); err != nil {
+					return exitCode{2, err}
+				}
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -73,6 +84,7 @@ Exit status: 0 when there is no error (warnings too with --strict), 1 otherwise,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit 1 on warnings too")
+	cmd.Flags().StringVar(&prov, "provider", "", "also warn about what this provider's strict mode cannot express: "+providerNames())
 	return cmd
 }
 

@@ -1,0 +1,65 @@
+package provider
+
+// Name is a provider whose strict mode a schema can be exported to.
+type Name string
+
+// The providers.
+const (
+	OpenAI    Name = "openai"
+	Anthropic Name = "anthropic"
+)
+
+// Names lists the providers, for flags and messages.
+var Names = []Name{OpenAI, Anthropic}
+
+// profile is what one provider's strict mode accepts (see the package
+// doc comment for the pages it comes from).
+type profile struct {
+	// allRequired: every property must be required; an optional one is
+	// exported as a union with null.
+	allRequired bool
+	// rootObject: the root must be a plain object (not anyOf).
+	rootObject bool
+	// recursion: $ref may reach itself.
+	recursion bool
+	// numeric: minimum, maximum, exclusive*, multipleOf are enforced.
+	numeric bool
+	// maxItems: maxItems is enforced; minItems up to minItemsMax.
+	maxItems    bool
+	minItemsMax int // -1: any
+	// scalarEnums: enum and const values must be scalars.
+	scalarEnums bool
+	formats     map[string]bool
+	// Limits; 0 for none known.
+	maxProperties, maxDepth, maxEnumValues int
+}
+
+var profiles = map[Name]profile{
+	OpenAI: {
+		allRequired: true, rootObject: true, recursion: true, numeric: true,
+		maxItems: true, minItemsMax: -1,
+		formats: set("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"),
+		// "A schema may have up to 5000 object properties total, with up
+		// to 10 levels of nesting"; "up to 1000 enum values across all
+		// enum properties".
+		maxProperties: 5000, maxDepth: 10, maxEnumValues: 1000,
+	},
+	Anthropic: {
+		minItemsMax: 1, scalarEnums: true,
+		formats: set("date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"),
+	},
+}
+
+// quiet are keywords dropped without a finding: annotations and
+// structure that the export rebuilds, and agentgate's own x-aliases (the
+// normalizer's business, not the provider's).
+var quiet = set("$id", "$schema", "$defs", "definitions", "$anchor", "$dynamicAnchor", "$comment",
+	"default", "examples", "deprecated", "readOnly", "writeOnly", "x-aliases")
+
+func set(items ...string) map[string]bool {
+	m := make(map[string]bool, len(items))
+	for _, s := range items {
+		m[s] = true
+	}
+	return m
+}
