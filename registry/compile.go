@@ -59,6 +59,9 @@ func (d docs) compile() (*schemas.Registry, error) {
 	labels := make(map[string]string)
 	for i, id := range slices.Sorted(maps.Keys(d.schemas)) {
 		file := "schemas/" + strconv.Itoa(i) + ".schema.json"
+		if isJTD(d.schemas[id]) {
+			file = "schemas/" + strconv.Itoa(i) + ".jtd.json"
+		}
 		fsys[file] = &fstest.MapFile{Data: d.schemas[id]}
 		labels[file] = "schema " + id
 	}

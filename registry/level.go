@@ -129,6 +129,13 @@ func Check(level Level, name, newVersion string, newDoc []byte, priors []Prior) 
 
 // breaking adds to e the breaking changes from doc from to doc to.
 func breaking(e *IncompatibleError, p Prior, from, to []byte, direction string) error {
+	from, err := comparable(from)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if to, err = comparable(to); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	r, err := compat.Compare(from, to)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)

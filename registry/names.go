@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/agentgate/agentgate/jtd"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -28,19 +29,56 @@ func SplitID(id string) (name, version string, err error) {
 	return name, version, nil
 }
 
-// docID returns the $id of a schema document.
+// docID returns the id of a schema document: a JSON Schema's "$id", or a
+// JSON Type Definition's "metadata.id" (contract section 5).
 func docID(doc []byte) (string, error) {
 	var head struct {
-		ID json.RawMessage `json:"$id"`
+		ID       json.RawMessage `json:"$id"`
+		Metadata struct {
+			ID json.RawMessage `json:"id"`
+		} `json:"metadata"`
 	}
 	if err := json.Unmarshal(doc, &head); err != nil {
 		return "", fmt.Errorf("%w: not a JSON object: %w", ErrInvalid, err)
 	}
+	raw := head.ID
+	if len(raw) == 0 {
+		raw = head.Metadata.ID
+	}
 	var id string
-	if len(head.ID) == 0 || json.Unmarshal(head.ID, &id) != nil || id == "" {
-		return "", fmt.Errorf("%w: the schema has no $id string", ErrInvalid)
+	if len(raw) == 0 || json.Unmarshal(raw, &id) != nil || id == "" {
+		return "", fmt.Errorf("%w: the schema has no $id string (nor, for a JSON Type Definition, metadata.id)", ErrInvalid)
 	}
 	return id, nil
+}
+
+// isJTD reports whether a schema document is a JSON Type Definition: it
+// names itself by metadata.id, not $id.
+func isJTD(doc []byte) bool {
+	var head struct {
+		ID       *json.RawMessage `json:"$id"`
+		Metadata struct {
+			ID *json.RawMessage `json:"id"`
+		} `json:"metadata"`
+	}
+	return json.Unmarshal(doc, &head) == nil && head.ID == nil && head.Metadata.ID != nil
+}
+
+// comparable returns the document schema diff compares: a JSON Type
+// Definition's JSON Schema translation, any other document as it is.
+func comparable(doc []byte) ([]byte, error) {
+	if !isJTD(doc) {
+		return doc, nil
+	}
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return nil, err
+	}
+	j, err := jtd.FromValue(v)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(j.JSONSchema())
 }
 
 // blueprintName returns the "name" of a blueprint document.
@@ -72,5 +110,9 @@ func compact(doc []byte) ([]byte, error) {
 	if err := json.Compact(&b, doc); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	return b.Bytes(), nil
+	// In the form json.Marshal gives a json.RawMessage (<, > and & escaped
+	// in strings), so a document compares equal to itself once stored.
+	var out bytes.Buffer
+	json.HTMLEscape(&out, b.Bytes())
+	return out.Bytes(), nil
 }
