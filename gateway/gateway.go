@@ -172,7 +172,8 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		Partial: true,
 		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
 			h, err := handlers.NewHandler(handlers.HandlerConfig{
-				Gate: gate, Store: g.store, Chunks: chunks, Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
+				Gate: gate, Store: g.store, Chunks: chunks, DeadLetters: runstate.NewDeadLetters(g.js),
+				Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
 				Concurrency: concurrency,
 			})
 			g.handler = h

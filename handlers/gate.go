@@ -163,9 +163,11 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 	switch {
 	case m.ReplayOf != 0:
 		// A replayed dead letter reopens the run for its attempt, once per
-		// dead letter, and never a run that ended well.
-		if st != nil && (slices.Contains(st.Replays, m.ReplayOf) || st.Status == contract.RunCompleted || st.Status == contract.RunRefused) {
-			return Decision{RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt}
+		// dead letter, and never a run that ended well; a forged or stale
+		// Replay-Of reopens nothing.
+		if reason := replayProblem(env, m, attempt, st); reason != "" {
+			m.ReplayOf = 0 // named after the input, not as a replay
+			return g.deadLetter(env, m, attempt, contract.ErrInvalidEnvelope, reason, nil, st, now)
 		}
 	case st != nil && attempt <= st.Attempts:
 		// This (run, attempt) already has an outcome: the recorded one
@@ -334,7 +336,7 @@ func (g *Gate) publish(env Envelope, o contract.Outcome, m Meta, attempt int, sc
 func msgID(m Meta, attempt int, o contract.Outcome) string {
 	id := contract.MsgID(m.RunID, attempt, o)
 	if m.ReplayOf != 0 {
-		id += ".replay-" + strconv.FormatUint(m.ReplayOf, 10)
+		id += replayID(m.ReplayOf)
 	}
 	return id
 }

@@ -56,6 +56,9 @@ type HandlerConfig struct {
 	// Chunks keeps the chunks of streamed outputs; optional (without it
 	// HandleChunk fails).
 	Chunks ChunkStore
+	// DeadLetters looks up the dead letters replays name (contract
+	// section 3.4); without it every Replay-Of is an invalid_envelope.
+	DeadLetters DeadLetters
 	// Observer is optional.
 	Observer Observer
 	// Concurrency is how many messages may be handled at once: the
@@ -172,6 +175,10 @@ func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
 
 // decideFunc is decide with the deciding function given.
 func (h *Handler) decideFunc(ctx context.Context, env Envelope, decide func(Envelope, *contract.RunState) Decision) (Decision, error) {
+	env, err := h.resolveReplay(ctx, env)
+	if err != nil {
+		return Decision{}, err
+	}
 	runID := env.Header(contract.HeaderRunID)
 	keyed := strings.TrimSpace(runID) != "" && len(runID) <= MaxRunIDLen
 	if keyed && firstAttempt(env) {

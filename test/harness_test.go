@@ -94,7 +94,8 @@ func (b *bus) startRouter(reg handlers.Registry, wrapStore func(handlers.RunStor
 			if wrapPub != nil {
 				pub = wrapPub(pub)
 			}
-			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Chunks: runstate.NewChunks(ckv), Publisher: pub, Concurrency: concurrency})
+			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Chunks: runstate.NewChunks(ckv),
+				DeadLetters: runstate.NewDeadLetters(b.js), Publisher: pub, Concurrency: concurrency})
 		},
 	})
 	if err != nil {
@@ -304,4 +305,16 @@ func field(m map[string]any, path ...string) any {
 		cur = obj[p]
 	}
 	return cur
+}
+
+// streamSeqOf is the stream sequence of the first message of run in stream,
+// as a string ("" when there is none).
+func (b *bus) streamSeqOf(stream, run string) string {
+	b.t.Helper()
+	for i, o := range b.streamMessages(stream) {
+		if o.Headers.Get(contract.HeaderRunID) == run {
+			return strconv.Itoa(i + 1)
+		}
+	}
+	return ""
 }
