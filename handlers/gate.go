@@ -110,6 +110,12 @@ type Decision struct {
 	// input (a redelivery): it is published again, under the same
 	// Nats-Msg-Id, in case it did not go out the first time.
 	Republish bool
+
+	// recorded is the run's state as the handler recorded it (or read it,
+	// for a republish), at revision: where the outcome's stream sequence
+	// is recorded once it is published.
+	recorded *contract.RunState
+	revision uint64
 }
 
 // Headers are the headers of the outcome message.
@@ -141,7 +147,12 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) Dec
 		// This very input produced the recorded outcome and is delivered
 		// again: the gateway stopped between recording and publishing, or
 		// before the ack. Publish the recorded outcome again; its
-		// Nats-Msg-Id keeps JetStream from storing a second copy.
+		// Nats-Msg-Id keeps JetStream from storing a second copy within
+		// its window; once the recorded outcome is known to be stored,
+		// nothing is published at all, however late the redelivery.
+		if st.OutcomeSeq != 0 {
+			return Decision{RunID: st.RunID, AgentID: st.AgentID, Attempt: st.Attempts}
+		}
 		o := contract.OutcomeFor(st.Status)
 		id := st.OutcomeMsgID
 		if id == "" {

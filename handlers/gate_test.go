@@ -173,6 +173,13 @@ func TestGate_redeliveryRepublishesTheRecordedOutcome(t *testing.T) {
 		again.Subject != "agent.retry.requested.pr-reviewer" || string(again.Payload) != string(first.Payload) || again.State != nil {
 		t.Errorf("redelivery = %+v", again)
 	}
+	// Once the state says where the outcome is stored, a redelivery
+	// publishes nothing, however late it comes.
+	stored := *first.State
+	stored.OutcomeSeq = 3
+	if d := g.Decide(env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r"), &stored); d.Outcome != "" || d.Republish {
+		t.Errorf("redelivery of a stored outcome = %+v", d)
+	}
 	other := env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r", "Attempt", "1")
 	other.Seq = 8
 	if d := g.Decide(other, first.State); d.Outcome != "" {

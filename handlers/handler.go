@@ -31,16 +31,30 @@ const (
 	MetaRepeated = "_agentgate_repeated"
 )
 
-// storeTimeout bounds the run-state round trips of one message.
-const storeTimeout = 10 * time.Second
+// DefaultStoreTimeout bounds each run-state call, from the moment it
+// starts, and DefaultPublishTimeout each outcome's publish.
+const (
+	DefaultStoreTimeout   = 10 * time.Second
+	DefaultPublishTimeout = 10 * time.Second
+)
 
 // RunStore keeps each run's state. Get returns nil and revision 0 for a run
 // never seen; Put with revision 0 creates the entry, otherwise it updates
-// it only if it is still at revision, and returns ErrStateConflict when it
-// is not.
+// it only if it is still at revision, and returns the entry's new revision,
+// or ErrStateConflict when it is not at revision.
 type RunStore interface {
 	Get(ctx context.Context, runID string) (*contract.RunState, uint64, error)
-	Put(ctx context.Context, st *contract.RunState, revision uint64) error
+	Put(ctx context.Context, st *contract.RunState, revision uint64) (uint64, error)
+}
+
+// SeqPublisher is a message.Publisher that also reports the stream
+// sequence an outcome was stored at. With one, the handler records the
+// sequence in the run's state, and a redelivered input whose outcome is
+// stored publishes nothing, however long after JetStream's de-duplication
+// window it comes; with a plain Publisher the window alone keeps a
+// republished outcome from being stored twice.
+type SeqPublisher interface {
+	PublishSeq(ctx context.Context, topic string, msg *message.Message) (uint64, error)
 }
 
 // Observer is told of every decision, for telemetry.
@@ -66,7 +80,12 @@ type HandlerConfig struct {
 	// 4 × GOMAXPROCS). The handler keeps as many goroutines to handle them
 	// on; a message beyond that waits for one.
 	Concurrency int
-	Logger      *slog.Logger
+	// StoreTimeout bounds each run-state call from its start (default
+	// DefaultStoreTimeout); PublishTimeout each publish through a
+	// SeqPublisher (default DefaultPublishTimeout).
+	StoreTimeout   time.Duration
+	PublishTimeout time.Duration
+	Logger         *slog.Logger
 }
 
 // Validate reports every missing dependency.
@@ -102,8 +121,17 @@ func NewHandler(cfg HandlerConfig) (*Handler, error) {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 4 * runtime.GOMAXPROCS(0)
 	}
+	if cfg.StoreTimeout <= 0 {
+		cfg.StoreTimeout = DefaultStoreTimeout
+	}
+	if cfg.PublishTimeout <= 0 {
+		cfg.PublishTimeout = DefaultPublishTimeout
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Chunks != nil {
+		cfg.Chunks = timedChunks{ChunkStore: cfg.Chunks, timeout: cfg.StoreTimeout}
 	}
 	return &Handler{cfg: cfg, runner: newRunner(cfg.Concurrency)}, nil
 }
@@ -126,10 +154,14 @@ const maxConflicts = 5
 //
 // Recording before publishing means an executor that sees a retry request
 // finds the run already waiting for its next attempt, whichever replica
-// takes the answer. A stop between the two is repaired on redelivery: the
-// state names the input that produced it, and the recorded outcome is
-// published again under the same Nats-Msg-Id, which JetStream
-// de-duplicates. Handle returns an error only for what a retry can fix (the
+// takes the answer. Once published, the outcome's stream sequence is
+// recorded too, so a redelivered input (a lost ack, a long outage) finds
+// its outcome stored and publishes nothing. A stop between recording and
+// publishing is repaired on redelivery: the state names the input that
+// produced it, and the recorded outcome is published again under the same
+// Nats-Msg-Id (at least once: a stop between publishing and recording the
+// sequence may store it twice if the redelivery comes after JetStream's
+// de-duplication window). Handle returns an error only for what a retry can fix (the
 // bus or the store is unreachable); every domain failure is an outcome.
 func (h *Handler) Handle(msg *message.Message) error {
 	return h.runner.do(func() error { return h.handle(msg) })
@@ -138,9 +170,9 @@ func (h *Handler) Handle(msg *message.Message) error {
 func (h *Handler) handle(msg *message.Message) error {
 	start := time.Now()
 	// The router cancels the message's context when it shuts down; a
-	// message already in hand is finished all the same, bounded in time.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(msg.Context()), storeTimeout)
-	defer cancel()
+	// message already in hand is finished all the same, each call on the
+	// bus bounded in time from its own start.
+	ctx := context.WithoutCancel(msg.Context())
 	env := EnvelopeFromMessage(msg)
 
 	d, err := h.decide(ctx, env)
@@ -151,7 +183,7 @@ func (h *Handler) handle(msg *message.Message) error {
 		h.cfg.Logger.DebugContext(ctx, "attempt already has an outcome", "run_id", d.RunID, "attempt", d.Attempt)
 		return nil
 	}
-	if err := h.publish(d); err != nil {
+	if err := h.publish(ctx, d); err != nil {
 		return err
 	}
 	if h.cfg.Observer != nil && !d.Republish {
@@ -184,8 +216,9 @@ func (h *Handler) decideFunc(ctx context.Context, env Envelope, decide func(Enve
 	if keyed && firstAttempt(env) {
 		d := decide(env, nil)
 		if d.State != nil {
-			err := h.cfg.Store.Put(ctx, d.State, 0)
+			rev, err := h.put(ctx, d.State, 0)
 			if err == nil {
+				d.recorded, d.revision = d.State, rev
 				return d, nil
 			}
 			if !errors.Is(err, ErrStateConflict) {
@@ -198,16 +231,20 @@ func (h *Handler) decideFunc(ctx context.Context, env Envelope, decide func(Enve
 		var rev uint64
 		if keyed {
 			var err error
-			if st, rev, err = h.cfg.Store.Get(ctx, runID); err != nil {
+			if st, rev, err = h.get(ctx, runID); err != nil {
 				return Decision{}, fmt.Errorf("reading run %q: %w", runID, err)
 			}
 		}
 		d := decide(env, st)
 		if d.State == nil {
+			if d.Republish {
+				d.recorded, d.revision = st, rev
+			}
 			return d, nil
 		}
-		err := h.cfg.Store.Put(ctx, d.State, rev)
+		nrev, err := h.put(ctx, d.State, rev)
 		if err == nil {
+			d.recorded, d.revision = d.State, nrev
 			return d, nil
 		}
 		if !errors.Is(err, ErrStateConflict) {
@@ -227,15 +264,58 @@ func firstAttempt(env Envelope) bool {
 	return !ok || len(a) == 1 && strings.TrimSpace(a[0]) == "1"
 }
 
-func (h *Handler) publish(d Decision) error {
+// get reads a run's state within the store timeout.
+func (h *Handler) get(ctx context.Context, runID string) (*contract.RunState, uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.StoreTimeout)
+	defer cancel()
+	return h.cfg.Store.Get(ctx, runID)
+}
+
+// put records a run's state within the store timeout.
+func (h *Handler) put(ctx context.Context, st *contract.RunState, rev uint64) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.StoreTimeout)
+	defer cancel()
+	return h.cfg.Store.Put(ctx, st, rev)
+}
+
+// publish publishes d's outcome and, when the publisher reports where it
+// was stored and d is the run's recorded outcome, records that in the
+// run's state.
+func (h *Handler) publish(ctx context.Context, d Decision) error {
 	out := message.NewMessage(d.MsgID, d.Payload)
 	for k, v := range d.Headers() {
 		out.Metadata.Set(k, v)
 	}
-	if err := h.cfg.Publisher.Publish(d.Subject, out); err != nil {
+	sp, ok := h.cfg.Publisher.(SeqPublisher)
+	if !ok {
+		if err := h.cfg.Publisher.Publish(d.Subject, out); err != nil {
+			return fmt.Errorf("publishing %s outcome of run %q: %w", d.Outcome, d.RunID, err)
+		}
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, h.cfg.PublishTimeout)
+	seq, err := sp.PublishSeq(pctx, d.Subject, out)
+	cancel()
+	if err != nil {
 		return fmt.Errorf("publishing %s outcome of run %q: %w", d.Outcome, d.RunID, err)
 	}
+	if d.recorded != nil && seq != 0 && d.recorded.OutcomeMsgID == d.MsgID {
+		h.recordStored(ctx, d, seq)
+	}
 	return nil
+}
+
+// recordStored records in the run's state that its outcome is stored at
+// seq. A failure costs nothing but the guarantee beyond the window for this
+// one outcome, so it is logged, not returned (returning it would redeliver
+// the input and publish again); a conflict means the run has moved on.
+func (h *Handler) recordStored(ctx context.Context, d Decision, seq uint64) {
+	next := *d.recorded
+	next.OutcomeSeq = seq
+	if _, err := h.put(ctx, &next, d.revision); err != nil && !errors.Is(err, ErrStateConflict) {
+		h.cfg.Logger.WarnContext(ctx, "recording where the outcome is stored", "run_id", d.RunID,
+			"attempt", d.Attempt, "seq", seq, "error", err)
+	}
 }
 
 // EnvelopeFromMessage rebuilds the raw output from a message set up by the

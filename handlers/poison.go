@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -28,7 +29,7 @@ func (h *Handler) Poison() message.HandlerMiddleware {
 			}
 			cause := "processing panicked: " + truncate(errorText(panicked.V), 512)
 			d := h.cfg.Gate.Internal(EnvelopeFromMessage(msg), cause)
-			if perr := h.publish(d); perr != nil {
+			if perr := h.publish(context.WithoutCancel(msg.Context()), d); perr != nil {
 				return nil, errors.Join(err, perr)
 			}
 			attrs := []any{"run_id", d.RunID, "agent_id", d.AgentID, "cause", cause}

@@ -47,6 +47,9 @@ type Config struct {
 	// durable consumer subjects.PartialConsumer; the handler needs a chunk
 	// store.
 	Partial bool
+	// PublishTimeout bounds each outcome's publish from its start (default
+	// DefaultPublishTimeout).
+	PublishTimeout time.Duration
 	// CloseTimeout bounds the wait for in-flight messages on Close
 	// (default 10 s).
 	CloseTimeout time.Duration
@@ -174,10 +177,10 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		closeAll()
 		return nil, fmt.Errorf("router: subscriber: %w", err)
 	}
-	pub, err := wmjs.NewPublisher(wmjs.PublisherConfig{Conn: conn, Logger: wlog})
+	pub, err := NewPublisher(conn, cfg.PublishTimeout)
 	if err != nil {
 		closeAll()
-		return nil, fmt.Errorf("router: publisher: %w", err)
+		return nil, err
 	}
 	concurrency := cfg.Workers
 	if cfg.Partial {
