@@ -29,7 +29,7 @@ type Publisher struct {
 }
 
 var (
-	_ message.Publisher      = (*Publisher)(nil)
+	_ message.Publisher     = (*Publisher)(nil)
 	_ handlers.SeqPublisher = (*Publisher)(nil)
 )
 
