@@ -45,6 +45,10 @@ type ValidationError struct {
 	Retryable  bool        `json:"retryable"`
 	// Stage is "stream" when a streamed output was stopped early (section 8).
 	Stage string `json:"stage,omitempty"`
+	// ViolationsOmitted counts the violations left out of Violations,
+	// which keeps the first ones: over the limit of violations reported,
+	// or to keep a retry request within the bus's maximum message size.
+	ViolationsOmitted int `json:"violations_omitted,omitempty"`
 }
 
 // ValidationErrorCode is the error field of a ValidationError.
@@ -129,6 +133,12 @@ type FailedError struct {
 	Type             ErrorType `json:"type"`
 	Message          string    `json:"message"`
 	ValidationErrors []string  `json:"validation_errors,omitempty"`
+	// Limit names the limit a processing_limit dead letter went over
+	// ("decision_time", "max_deliver").
+	Limit string `json:"limit,omitempty"`
+	// Deliveries is how often the input was delivered, for a dead letter
+	// of its last delivery.
+	Deliveries int `json:"deliveries,omitempty"`
 }
 
 // RawMessage keeps a dead-lettered input complete, so that an operator can

@@ -55,7 +55,34 @@ type Config struct {
 	// StreamIdle is how long a streamed output may go without a chunk
 	// before it is dead-lettered as stream_incomplete (default 60 s).
 	StreamIdle time.Duration
-	Logger     *slog.Logger
+	// Limits bound the work of one message (contract section 10); zero
+	// values take the defaults of the handlers package.
+	Limits Limits
+	Logger *slog.Logger
+}
+
+// Limits bound the work of one message; each ends in an outcome (contract
+// section 10). A zero field takes its default.
+type Limits struct {
+	// DecisionTimeout bounds one output's decision (default 5 s): past
+	// it, a processing_limit dead letter.
+	DecisionTimeout time.Duration
+	// StoreTimeout and PublishTimeout bound each run-state call and each
+	// outcome publish from its start (default 10 s each).
+	StoreTimeout   time.Duration
+	PublishTimeout time.Duration
+	// MaxInFlightBytes bounds the payload bytes decided at once (default
+	// 8 MiB).
+	MaxInFlightBytes int
+	// MaxDeliver is the durable consumer's MaxDeliver (default 5): at the
+	// last delivery an output that still fails is dead-lettered.
+	MaxDeliver int
+	// MaxViolations bounds the violations one outcome lists (default 100).
+	MaxViolations int
+	// ShutdownTimeout bounds each stage of a graceful shutdown: draining
+	// the consumers, and waiting for a decision still running (default
+	// 10 s each).
+	ShutdownTimeout time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -84,6 +111,14 @@ func (c Config) Validate() error {
 	}
 	if c.MaxPayload < 0 {
 		errs = append(errs, fmt.Errorf("%w: negative max payload", ErrBadConfig))
+	}
+	l := c.Limits
+	if l.DecisionTimeout < 0 || l.StoreTimeout < 0 || l.PublishTimeout < 0 || l.ShutdownTimeout < 0 ||
+		l.MaxInFlightBytes < 0 || l.MaxDeliver < 0 || l.MaxViolations < 0 {
+		errs = append(errs, fmt.Errorf("%w: negative limit", ErrBadConfig))
+	}
+	if l.MaxInFlightBytes > 0 && l.MaxInFlightBytes < c.MaxPayload {
+		errs = append(errs, fmt.Errorf("%w: max in-flight bytes %d below the max payload %d", ErrBadConfig, l.MaxInFlightBytes, c.MaxPayload))
 	}
 	return errors.Join(errs...)
 }
@@ -163,18 +198,21 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 
 	gate, err := handlers.NewGate(handlers.GateConfig{
 		Registry: g.reg, MaxPayload: cfg.MaxPayload, MaxMessage: int(g.nc.MaxPayload()),
+		MaxViolations: cfg.Limits.MaxViolations,
 	})
 	if err != nil {
 		return nil, err
 	}
 	g.router, err = router.New(ctx, router.Config{
 		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
-		Partial: true,
+		Partial: true, PublishTimeout: cfg.Limits.PublishTimeout, CloseTimeout: cfg.Limits.ShutdownTimeout,
 		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
 			h, err := handlers.NewHandler(handlers.HandlerConfig{
 				Gate: gate, Store: g.store, Chunks: chunks, DeadLetters: runstate.NewDeadLetters(g.js),
 				Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
-				Concurrency: concurrency,
+				Concurrency: concurrency, StoreTimeout: cfg.Limits.StoreTimeout, PublishTimeout: cfg.Limits.PublishTimeout,
+				DecisionTimeout: cfg.Limits.DecisionTimeout, MaxInFlightBytes: cfg.Limits.MaxInFlightBytes,
+				MaxDeliver: cfg.Limits.MaxDeliver, CloseTimeout: cfg.Limits.ShutdownTimeout,
 			})
 			g.handler = h
 			return h, err

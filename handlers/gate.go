@@ -19,6 +19,9 @@ import (
 // DefaultMaxPayload is the largest raw output accepted (1 MiB).
 const DefaultMaxPayload = 1 << 20
 
+// DefaultMaxViolations bounds the violations one outcome reports.
+const DefaultMaxViolations = 100
+
 // DefaultMaxRetries applies to agents that have no blueprint but name a
 // schema with the Schema-Id header.
 const DefaultMaxRetries = 1
@@ -41,6 +44,9 @@ type GateConfig struct {
 	// 0: no limit). A dead letter that would exceed it keeps a reference to
 	// the raw stream instead of a copy of the payload.
 	MaxMessage int
+	// MaxViolations bounds the violations an outcome reports (default
+	// DefaultMaxViolations); the rest are counted in violations_omitted.
+	MaxViolations int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -51,6 +57,9 @@ func (c *GateConfig) setDefaults() {
 	}
 	if c.MaxDepth == 0 {
 		c.MaxDepth = DefaultMaxDepth
+	}
+	if c.MaxViolations == 0 {
+		c.MaxViolations = DefaultMaxViolations
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -63,7 +72,7 @@ func (c GateConfig) Validate() error {
 	if c.Registry == nil {
 		errs = append(errs, fmt.Errorf("%w: no registry", ErrBadConfig))
 	}
-	if c.MaxPayload < 0 || c.MaxDepth < 0 || c.MaxMessage < 0 {
+	if c.MaxPayload < 0 || c.MaxDepth < 0 || c.MaxMessage < 0 || c.MaxViolations < 0 {
 		errs = append(errs, fmt.Errorf("%w: negative limit", ErrBadConfig))
 	}
 	return errors.Join(errs...)
@@ -283,16 +292,29 @@ func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict
 		Error: contract.ValidationErrorCode, SchemaID: schemaID, AgentID: m.AgentID,
 		Violations: v.Violations, RawOutput: contract.TruncateRaw(env.Payload), Stage: v.Stage,
 	}
+	if n := len(verr.Violations); n > g.cfg.MaxViolations {
+		verr.Violations, verr.ViolationsOmitted = verr.Violations[:g.cfg.MaxViolations], n-g.cfg.MaxViolations
+	}
 	if attempt < maxAttempts {
 		verr.Retryable = true
-		ev := contract.RetryEvent{
-			EventType: contract.EventRetryRequested, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
-			Attempt: attempt, NextAttempt: attempt + 1, Error: verr,
-			RetryPrompt: RetryPrompt(v.Violations, promptSchema), Timestamp: now,
+		for {
+			ev := contract.RetryEvent{
+				EventType: contract.EventRetryRequested, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
+				Attempt: attempt, NextAttempt: attempt + 1, Error: verr,
+				RetryPrompt: RetryPrompt(verr.Violations, promptSchema), Timestamp: now,
+			}
+			d := g.publish(env, contract.OutcomeRetry, m, attempt, schemaID, ev, st, now)
+			if d.ErrorType == contract.ErrPayloadTooLarge && len(verr.Violations) > 1 {
+				// Over the bus's limit: the model still gets its retry,
+				// with the first half of the violations and a count.
+				keep := len(verr.Violations) / 2
+				verr.ViolationsOmitted += len(verr.Violations) - keep
+				verr.Violations = verr.Violations[:keep]
+				continue
+			}
+			d.Violations, d.Normalizations = v.Violations, v.Normalizations
+			return d
 		}
-		d := g.publish(env, contract.OutcomeRetry, m, attempt, schemaID, ev, st, now)
-		d.Violations, d.Normalizations = v.Violations, v.Normalizations
-		return d
 	}
 	retries := maxAttempts - 1
 	msg := fmt.Sprintf("Output did not match schema after %d %s", retries, plural(retries, "retry", "retries"))
@@ -472,6 +494,36 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// ProcessingLimit is the processing_limit dead letter of env, which went
+// over limit (LimitDecisionTime, LimitMaxDeliver), keeping the raw output;
+// deliveries, when known, is how often it was delivered. Given the run's
+// state it records the run failed (unless it has finished), so a
+// redelivery is not decided again; with st nil and deliveries set (the
+// store may be what fails) it leaves the state alone.
+func (g *Gate) ProcessingLimit(env Envelope, st *contract.RunState, limit, msg string, deliveries int) Decision {
+	now := g.cfg.Now().UTC()
+	m, _ := ParseMeta(env)
+	attempt := m.Attempt
+	if attempt == 0 {
+		attempt = contract.NextAttempt(st)
+	}
+	d := g.deadLetter(env, m, attempt, contract.ErrProcessingLimit, msg, nil, st, now)
+	if deliveries > 0 && st == nil {
+		// Not the run's recorded outcome: named after the input.
+		d.State = nil
+		d.MsgID = contract.MsgID(m.RunID, attempt, contract.OutcomeDLQ) + ".seq-" + strconv.FormatUint(env.Seq, 10)
+	}
+	var ev contract.FailedEvent
+	if err := json.Unmarshal(d.Payload, &ev); err == nil {
+		ev.Error.Limit, ev.Error.Deliveries = limit, deliveries
+		d.Payload = encode(ev)
+		if d.State != nil {
+			d.State.Outcome = d.Payload
+		}
+	}
+	return d
 }
 
 // Internal is the dead letter of a raw output whose processing failed for a

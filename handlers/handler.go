@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/agentgate/agentgate/contract"
 )
@@ -85,7 +86,47 @@ type HandlerConfig struct {
 	// SeqPublisher (default DefaultPublishTimeout).
 	StoreTimeout   time.Duration
 	PublishTimeout time.Duration
-	Logger         *slog.Logger
+	// DecisionTimeout bounds the decision on one output (default
+	// DefaultDecisionTimeout); past it the output is a processing_limit
+	// dead letter.
+	DecisionTimeout time.Duration
+	// MaxInFlightBytes bounds the bytes of payload decided at once
+	// (default DefaultMaxInFlightBytes).
+	MaxInFlightBytes int
+	// MaxDeliver is the consumer's MaxDeliver: at the last delivery, an
+	// output that still fails is a processing_limit dead letter (default
+	// DefaultMaxDeliver).
+	MaxDeliver int
+	// CloseTimeout bounds Close (default DefaultCloseTimeout).
+	CloseTimeout time.Duration
+	Logger       *slog.Logger
+}
+
+func (c *HandlerConfig) setDefaults() {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 4 * runtime.GOMAXPROCS(0)
+	}
+	if c.StoreTimeout <= 0 {
+		c.StoreTimeout = DefaultStoreTimeout
+	}
+	if c.PublishTimeout <= 0 {
+		c.PublishTimeout = DefaultPublishTimeout
+	}
+	if c.DecisionTimeout <= 0 {
+		c.DecisionTimeout = DefaultDecisionTimeout
+	}
+	if c.MaxInFlightBytes <= 0 {
+		c.MaxInFlightBytes = DefaultMaxInFlightBytes
+	}
+	if c.MaxDeliver <= 0 {
+		c.MaxDeliver = DefaultMaxDeliver
+	}
+	if c.CloseTimeout <= 0 {
+		c.CloseTimeout = DefaultCloseTimeout
+	}
 }
 
 // Validate reports every missing dependency.
@@ -111,35 +152,41 @@ func (c HandlerConfig) Validate() error {
 type Handler struct {
 	cfg    HandlerConfig
 	runner *runner
+	// deciders run the decisions, each within DecisionTimeout.
+	deciders *runner
+	// inflight holds the bytes of payload being decided.
+	inflight *semaphore.Weighted
 }
 
-// NewHandler returns a Handler, or ErrBadConfig.
+// NewHandler returns a Handler, or ErrBadConfig. The limits of the
+// configuration default as documented on HandlerConfig.
 func NewHandler(cfg HandlerConfig) (*Handler, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 4 * runtime.GOMAXPROCS(0)
-	}
-	if cfg.StoreTimeout <= 0 {
-		cfg.StoreTimeout = DefaultStoreTimeout
-	}
-	if cfg.PublishTimeout <= 0 {
-		cfg.PublishTimeout = DefaultPublishTimeout
-	}
+	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if cfg.Chunks != nil {
 		cfg.Chunks = timedChunks{ChunkStore: cfg.Chunks, timeout: cfg.StoreTimeout}
 	}
-	return &Handler{cfg: cfg, runner: newRunner(cfg.Concurrency)}, nil
+	return &Handler{cfg: cfg, runner: newRunner(cfg.Concurrency), deciders: newRunner(cfg.Concurrency),
+		inflight: semaphore.NewWeighted(int64(cfg.MaxInFlightBytes))}, nil
 }
 
+// MaxDeliver is the MaxDeliver the handler's consumers must have: at that
+// delivery an output that still fails is dead-lettered.
+func (h *Handler) MaxDeliver() int { return h.cfg.MaxDeliver }
+
 // Close stops the handler's goroutines. Call it once no message is handled
-// any more (after the router closed); safe to call twice.
+// any more (after the router closed); safe to call twice. It waits at most
+// CloseTimeout for a decision still running past its limit, then returns
+// ErrCloseTimeout and leaves it to end with the process.
 func (h *Handler) Close() error {
-	h.runner.close()
+	deadline := time.Now().Add(h.cfg.CloseTimeout)
+	ok := h.runner.close(h.cfg.CloseTimeout)
+	ok = h.deciders.close(max(time.Until(deadline), time.Millisecond)) && ok
+	if !ok {
+		return fmt.Errorf("%w after %s", ErrCloseTimeout, h.cfg.CloseTimeout)
+	}
 	return nil
 }
 
@@ -174,8 +221,13 @@ func (h *Handler) handle(msg *message.Message) error {
 	// bus bounded in time from its own start.
 	ctx := context.WithoutCancel(msg.Context())
 	env := EnvelopeFromMessage(msg)
+	res, err := h.reserve(ctx, len(env.Payload))
+	if err != nil {
+		return err
+	}
+	defer res.release()
 
-	d, err := h.decide(ctx, env)
+	d, err := h.decideFunc(ctx, env, h.bounded(res, h.cfg.Gate.Decide))
 	if err != nil {
 		return err
 	}
@@ -194,18 +246,14 @@ func (h *Handler) handle(msg *message.Message) error {
 	return nil
 }
 
-// decide reads the run's state, decides, and records the new state. When
-// another replica changed the state in between, it decides again on the
-// fresh state (which may then say the attempt is already answered).
+// decideFunc reads the run's state, decides with decide, and records the
+// new state. When another replica changed the state in between, it decides
+// again on the fresh state (which may then say the attempt is already
+// answered).
 //
 // A first attempt is decided optimistically as the start of a new run,
 // saving the read: creating the run's entry fails if the run exists after
 // all, and then the state is read and the output decided again.
-func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
-	return h.decideFunc(ctx, env, h.cfg.Gate.Decide)
-}
-
-// decideFunc is decide with the deciding function given.
 func (h *Handler) decideFunc(ctx context.Context, env Envelope, decide func(Envelope, *contract.RunState) Decision) (Decision, error) {
 	env, err := h.resolveReplay(ctx, env)
 	if err != nil {

@@ -124,7 +124,7 @@ type Router struct {
 // consumer subjects.GatewayConsumer on the raw stream (created here if
 // missing, never deleted, so it survives restarts and is shared by every
 // replica), a JetStream publisher for outcomes, and the middleware stack
-// Poison → Retry → Recoverer around the handler. The streams must exist
+// InProgress → Poison → Retry → Recoverer around the handler. The streams must exist
 // (subjects.Ensure).
 func New(ctx context.Context, cfg Config) (*Router, error) {
 	cfg.setDefaults()
@@ -145,8 +145,11 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	}
 	closeAll := closeConn
 
+	// MaxDeliver is the handler's, set once it is built (before Run binds
+	// the consumer).
 	consumerCfg := subjects.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 	consumers := &consumerSet{}
+	prog := newProgress()
 	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 		Conn:           conn,
 		Logger:         wlog,
@@ -154,7 +157,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		// A failed message waits a little before redelivery, so a bus or
 		// store outage is not a busy loop.
 		NakDelay:    wmjs.NewStaticDelay(time.Second),
-		Unmarshaler: Unmarshaler{},
+		Unmarshaler: Unmarshaler{progress: prog},
 		// The handler records and publishes before it returns, and a
 		// redelivered input republishes its recorded outcome under the same
 		// Nats-Msg-Id: a lost ack costs a redelivery, never an outcome, so
@@ -192,6 +195,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		return nil, err
 	}
 	closeAll = func() { _ = h.Close(); closeConn() }
+	consumerCfg.MaxDeliver = h.MaxDeliver()
 
 	wm, err := message.NewRouter(message.RouterConfig{CloseTimeout: cfg.CloseTimeout}, wlog)
 	if err != nil {
@@ -199,6 +203,9 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		return nil, fmt.Errorf("router: %w", err)
 	}
 	wm.AddMiddleware(
+		// Outermost: the message's whole time in hand counts, retries
+		// and its dead letter included.
+		prog.middleware(max(cfg.AckWait/3, 100*time.Millisecond)),
 		h.Poison(),
 		middleware.Retry{
 			MaxRetries:      3,
@@ -223,9 +230,10 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	}
 	if cfg.Partial {
 		partialCfg := subjects.PartialConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
+		partialCfg.MaxDeliver = h.MaxDeliver()
 		psub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 			Conn: conn, Logger: wlog, AckWaitTimeout: cfg.AckWait, NakDelay: wmjs.NewStaticDelay(time.Second),
-			Unmarshaler: Unmarshaler{}, AckAsync: true,
+			Unmarshaler: Unmarshaler{progress: prog}, AckAsync: true,
 			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
 			ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
 				c, err := js.CreateOrUpdateConsumer(ctx, subjects.StreamPartial, partialCfg)

@@ -85,8 +85,11 @@ type routerSetup struct {
 	// built.
 	gate    func(*handlers.GateConfig)
 	handler func(*handlers.HandlerConfig)
-	router  func(*router.Config)
+	router  func(*routerConfig)
 }
+
+// routerConfig is the router's configuration, for routerSetup.router.
+type routerConfig = router.Config
 
 // startRouterWith is startRouter with more to tune. It returns a function
 // that closes the router and waits for it (also called when the test ends).
@@ -359,4 +362,17 @@ func (b *bus) streamSeqOf(stream, run string) string {
 		}
 	}
 	return ""
+}
+
+// consumerAckPending reports whether the raw consumer has at least n
+// messages delivered and not yet acked.
+func (b *bus) consumerAckPending(n int) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := b.js.Consumer(ctx, subjects.StreamRaw, subjects.GatewayConsumer)
+	if err != nil {
+		return false
+	}
+	info, err := c.Info(ctx)
+	return err == nil && info.NumAckPending >= n
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentgate/agentgate/gateway"
@@ -57,5 +59,20 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.DurationVar(&cfg.StreamIdle, "stream-idle", handlers.DefaultStreamIdle, "how long a streamed output may go without a chunk before it is dead-lettered as stream_incomplete")
 	f.IntVar(&cfg.Streams.Replicas, "stream-replicas", 1, "replicas of every stream and of the run-state bucket (3 on a three-node cluster)")
 	f.DurationVar(&cfg.Streams.MaxAge, "stream-max-age", 0, "how long outputs, outcomes and run state are kept (0: until removed)")
+	addLimitFlags(cmd, &cfg)
 	return cmd
+}
+
+// addLimitFlags adds the flags of the limits table (contract section 10).
+func addLimitFlags(cmd *cobra.Command, cfg *gateway.Config) {
+	f, l := cmd.Flags(), &cfg.Limits
+	f.DurationVar(&l.DecisionTimeout, "decision-timeout", handlers.DefaultDecisionTimeout, "longest decision on one output; past it a processing_limit dead letter")
+	f.DurationVar(&l.StoreTimeout, "store-timeout", handlers.DefaultStoreTimeout, "deadline of each run-state call, from its start")
+	f.DurationVar(&l.PublishTimeout, "publish-timeout", handlers.DefaultPublishTimeout, "deadline of each outcome publish, from its start")
+	f.IntVar(&l.MaxInFlightBytes, "max-in-flight-bytes", handlers.DefaultMaxInFlightBytes, "payload bytes decided at once")
+	f.IntVar(&l.MaxDeliver, "max-deliver", handlers.DefaultMaxDeliver, "deliveries of a raw output before one that still fails is a processing_limit dead letter")
+	f.IntVar(&l.MaxViolations, "max-violations", handlers.DefaultMaxViolations, "violations listed in one outcome; the rest are counted")
+	f.DurationVar(&l.ShutdownTimeout, "shutdown-timeout", handlers.DefaultCloseTimeout, "bound on each stage of a graceful shutdown")
+	f.DurationVar(&cfg.AckWait, "ack-wait", 30*time.Second, "how long a raw output may go without an ack or progress report before redelivery")
+	f.DurationVar(&cfg.Streams.Duplicates, "dedupe-window", 2*time.Minute, "JetStream de-duplication window of the streams")
 }
