@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/internal/natsurl"
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/schemas"
@@ -58,7 +59,10 @@ type Config struct {
 	// Limits bound the work of one message (contract section 10); zero
 	// values take the defaults of the handlers package.
 	Limits Limits
-	Logger *slog.Logger
+	// HealthInterval is how often the durable consumers are checked (and
+	// recreated when deleted); default router.DefaultHealthInterval.
+	HealthInterval time.Duration
+	Logger         *slog.Logger
 }
 
 // Limits bound the work of one message; each ends in an outcome (contract
@@ -173,13 +177,13 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 			return nil, err
 		}
 		g.natsURL = g.embedded.ClientURL()
-		cfg.Logger.Info("embedded NATS started", "url", g.natsURL, "store", dir)
+		cfg.Logger.Info("embedded NATS started", "url", natsurl.Redacted(g.natsURL), "store", dir)
 	}
 	g.ncClosed = make(chan struct{})
 	g.nc, err = nats.Connect(g.natsURL, nats.Name("agentgate"), nats.MaxReconnects(-1),
 		nats.ClosedHandler(func(*nats.Conn) { close(g.ncClosed) }))
 	if err != nil {
-		return nil, fmt.Errorf("gateway: connecting to %s: %w", g.natsURL, err)
+		return nil, fmt.Errorf("gateway: connecting to %s: %w", natsurl.Redacted(g.natsURL), err)
 	}
 	if g.js, err = jetstream.New(g.nc); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
@@ -206,6 +210,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	g.router, err = router.New(ctx, router.Config{
 		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
 		Partial: true, PublishTimeout: cfg.Limits.PublishTimeout, CloseTimeout: cfg.Limits.ShutdownTimeout,
+		HealthInterval: cfg.HealthInterval,
 		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
 			h, err := handlers.NewHandler(handlers.HandlerConfig{
 				Gate: gate, Store: g.store, Chunks: chunks, DeadLetters: runstate.NewDeadLetters(g.js),
@@ -262,7 +267,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 	select {
 	case <-g.router.Running():
 		g.ready.Store(true)
-		g.cfg.Logger.Info("gateway ready", "nats", g.natsURL, "http", g.HTTPAddr())
+		g.cfg.Logger.Info("gateway ready", "nats", natsurl.Redacted(g.natsURL), "http", g.HTTPAddr())
 	case err := <-routerErr:
 		stopExpiring()
 		return errors.Join(fmt.Errorf("gateway: router: %w", err), g.Close())

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -17,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/internal/natsurl"
 	"github.com/agentgate/agentgate/subjects"
 )
 
@@ -53,7 +55,11 @@ type Config struct {
 	// CloseTimeout bounds the wait for in-flight messages on Close
 	// (default 10 s).
 	CloseTimeout time.Duration
-	Logger       *slog.Logger
+	// HealthInterval is how often the durable consumers are checked, and
+	// repaired when deleted or no longer consumed from (default
+	// DefaultHealthInterval).
+	HealthInterval time.Duration
+	Logger         *slog.Logger
 }
 
 func (c *Config) setDefaults() {
@@ -71,6 +77,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.CloseTimeout == 0 {
 		c.CloseTimeout = 10 * time.Second
+	}
+	if c.HealthInterval <= 0 {
+		c.HealthInterval = DefaultHealthInterval
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -116,9 +125,28 @@ type Router struct {
 	consumers *consumerSet
 	handler   *handlers.Handler
 
+	health  health
+	watchMu sync.Mutex
+	watched []*watched
+	js      jetstream.JetStream
+	// stopWatch ends the health check; closed is set once Close began.
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
+	closed    atomic.Bool
+
 	closeOnce sync.Once
 	closeErr  error
 }
+
+// watch registers a durable consumer for the health check.
+func (r *Router) watchConsumer(js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, dc *drainableConsumer) {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	r.js = js
+	r.watched = append(r.watched, &watched{stream: stream, cfg: cfg, dc: dc})
+}
+
+func (r *Router) closing() bool { return r.closed.Load() }
 
 // New builds the router: a JetStream subscriber bound to the durable
 // consumer subjects.GatewayConsumer on the raw stream (created here if
@@ -150,6 +178,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	consumerCfg := subjects.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 	consumers := &consumerSet{}
 	prog := newProgress()
+	r := &Router{cfg: cfg, consumers: consumers}
 	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 		Conn:           conn,
 		Logger:         wlog,
@@ -173,7 +202,9 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 				return nil, nil, fmt.Errorf("binding durable consumer %s: %w", consumerCfg.Durable, err)
 			}
 			// No closer: the durable outlives this process.
-			return consumers.add(c), nil, nil
+			dc := consumers.add(c)
+			r.watchConsumer(js, subjects.StreamRaw, consumerCfg, dc)
+			return dc, nil, nil
 		},
 	})
 	if err != nil {
@@ -240,7 +271,9 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 				if err != nil {
 					return nil, nil, fmt.Errorf("binding durable consumer %s: %w", partialCfg.Durable, err)
 				}
-				return consumers.add(c), nil, nil
+				dc := consumers.add(c)
+				r.watchConsumer(js, subjects.StreamPartial, partialCfg, dc)
+				return dc, nil, nil
 			},
 		})
 		if err != nil {
@@ -251,7 +284,8 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 			wm.AddConsumerHandler(fmt.Sprintf("partial-chunks-%d", i), subjects.PartialPrefix+".>", psub, h.HandleChunk)
 		}
 	}
-	return &Router{cfg: cfg, wm: wm, consumers: consumers, handler: h}, nil
+	r.wm, r.handler = wm, h
+	return r, nil
 }
 
 // Run processes raw outputs until ctx is done or Close is called; either
@@ -262,6 +296,25 @@ func (r *Router) Run(ctx context.Context) error {
 	// context that never ends, and ctx is watched here instead.
 	done := make(chan error, 1)
 	go func() { done <- r.wm.Run(context.WithoutCancel(ctx)) }()
+	wctx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	watchDone := make(chan struct{})
+	r.watchMu.Lock()
+	r.stopWatch, r.watchDone = stopWatch, watchDone
+	r.watchMu.Unlock()
+	go func() {
+		defer close(watchDone)
+		select {
+		case <-r.wm.Running():
+		case <-wctx.Done():
+			return
+		}
+		r.watchMu.Lock()
+		js := r.js
+		r.watchMu.Unlock()
+		if js != nil {
+			r.watch(wctx, js)
+		}
+	}()
 	select {
 	case err := <-done:
 		return err
@@ -279,6 +332,14 @@ func (r *Router) Running() <-chan struct{} { return r.wm.Running() }
 // Safe to call twice.
 func (r *Router) Close() error {
 	r.closeOnce.Do(func() {
+		r.closed.Store(true)
+		r.watchMu.Lock()
+		stop, done := r.stopWatch, r.watchDone
+		r.watchMu.Unlock()
+		if stop != nil {
+			stop()
+			<-done // a check in progress is bounded by HealthInterval
+		}
 		if !r.consumers.drain(r.cfg.CloseTimeout) {
 			r.cfg.Logger.Warn("messages still in flight at close; JetStream will redeliver them", "timeout", r.cfg.CloseTimeout)
 		}
@@ -290,7 +351,7 @@ func (r *Router) Close() error {
 func connect(url, name string) (*nats.Conn, error) {
 	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
 	if err != nil {
-		return nil, fmt.Errorf("router: connecting to %s: %w", url, err)
+		return nil, fmt.Errorf("router: connecting to %s: %w", natsurl.Redacted(url), err)
 	}
 	return nc, nil
 }
