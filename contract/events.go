@@ -87,7 +87,11 @@ type ResultEvent struct {
 	ResultText     *string         `json:"result_text"`
 	Normalized     bool            `json:"normalized"`
 	Normalizations []Normalization `json:"normalizations"`
-	Timestamp      time.Time       `json:"timestamp"`
+	// Refusal is the text of a "refusal" member the model put beside an
+	// otherwise valid document (removed from result_data as an extra
+	// member): the model also refused something (absent otherwise).
+	Refusal   *string   `json:"refusal,omitempty"`
+	Timestamp time.Time `json:"timestamp"`
 }
 
 // RetryEvent is published on agent.retry.requested.<agent> (section 3.2).

@@ -278,7 +278,7 @@ func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict
 		ev := contract.ResultEvent{
 			EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
 			Attempt: attempt, ResultData: v.Data,
-			Normalized: len(v.Normalizations) > 0, Normalizations: v.Normalizations, Timestamp: now,
+			Normalized: len(v.Normalizations) > 0, Normalizations: v.Normalizations, Refusal: v.Refusal, Timestamp: now,
 		}
 		if schemaID != "" {
 			ev.SchemaID = &schemaID

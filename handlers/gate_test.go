@@ -295,3 +295,29 @@ func TestGate_outcomeTooLargeForTheBus(t *testing.T) {
 		t.Errorf("state = %+v", d.State)
 	}
 }
+
+// A refusal member beside a valid document is recorded on the result, not
+// dropped with the other extra members.
+func TestGate_refusalBesideAValidDocument(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, 0, 0)
+	d := g.Decide(env("agent.output.raw.pr-reviewer",
+		`{"summary": "ok", "approval": "approve", "comments": [], "refusal": "I will not review the secrets file."}`, "Run-Id", "r"), nil)
+	if d.Outcome != contract.OutcomeValid {
+		t.Fatalf("outcome %q: %s", d.Outcome, d.Payload)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev["refusal"] != "I will not review the secrets file." {
+		t.Errorf("refusal not recorded: %s", d.Payload)
+	}
+	if _, kept := ev["result_data"].(map[string]any)["refusal"]; kept {
+		t.Errorf("refusal left in result_data: %s", d.Payload)
+	}
+	plain := g.Decide(env("agent.output.raw.pr-reviewer", goodReview, "Run-Id", "r2"), nil)
+	if strings.Contains(string(plain.Payload), `"refusal"`) {
+		t.Errorf("a plain result carries a refusal: %s", plain.Payload)
+	}
+}

@@ -37,6 +37,10 @@ type Verdict struct {
 	// Incomplete, when set, says a streamed output never finished: the
 	// gate dead-letters it as stream_incomplete with this message.
 	Incomplete string
+	// Refusal is the text of a "refusal" member the model put beside its
+	// document, which the schema does not have and normalization removed:
+	// the outcome records it rather than dropping it silently.
+	Refusal *string
 }
 
 // Check runs extract, normalize and validate on payload against s. Of
@@ -80,6 +84,9 @@ func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (V
 		all := make([]contract.Normalization, 0, len(c.Normalizations)+len(norms))
 		all = append(append(all, c.Normalizations...), norms...)
 		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}
+		v.Refusal = strippedRefusal(c.Doc, doc)
+		bigIntegers, _ := s.Doc[BigIntegersKeyword].(bool)
+		v.Violations = withNumberViolations(v.Violations, numberViolations(doc, bigIntegers, DefaultMaxViolations))
 		v.Valid = len(v.Violations) == 0
 		if v.Valid {
 			return v, true
@@ -89,4 +96,23 @@ func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (V
 		}
 	}
 	return first, false
+}
+
+// strippedRefusal returns the text of a "refusal" string member of the
+// candidate's root object that normalization removed, or nil.
+func strippedRefusal(before, after any) *string {
+	obj, ok := before.(map[string]any)
+	if !ok {
+		return nil
+	}
+	text, ok := obj["refusal"].(string)
+	if !ok {
+		return nil
+	}
+	if kept, ok := after.(map[string]any); ok {
+		if _, still := kept["refusal"]; still {
+			return nil // the schema's own member
+		}
+	}
+	return &text
 }
