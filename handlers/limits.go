@@ -29,7 +29,43 @@ const (
 	DefaultMaxDeliver = 5
 	// DefaultCloseTimeout bounds Handler.Close.
 	DefaultCloseTimeout = 10 * time.Second
+	// DefaultMaxValues bounds the values (members, elements and scalars)
+	// of one candidate document before it is validated: validation costs
+	// memory per value and per violation (100,000 extra members under
+	// extra_fields "reject" took about 500 MB and minutes each), and an
+	// agent's output has a few hundred. Over it, the document is a
+	// violation at $ (keyword json), a retry request.
+	DefaultMaxValues = 50_000
 )
+
+// overValues reports whether doc holds more than limit values, counting no
+// further than that.
+func overValues(doc any, limit int) bool {
+	n := 0
+	var count func(v any) bool
+	count = func(v any) bool {
+		n++
+		if n > limit {
+			return true
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			for _, x := range t {
+				if count(x) {
+					return true
+				}
+			}
+		case []any:
+			for _, x := range t {
+				if count(x) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return count(doc)
+}
 
 // Processing limits named in a processing_limit dead letter's error.limit.
 const (

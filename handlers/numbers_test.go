@@ -60,3 +60,29 @@ func TestCheck_numbersThatBreakConsumers(t *testing.T) {
 		})
 	}
 }
+
+// A document of more values than the limit is refused before validation,
+// which would cost memory per value and per violation: a violation at $
+// (keyword json), so the model gets a retry.
+func TestCheck_tooManyValues(t *testing.T) {
+	t.Parallel()
+	reg, err := schemas.Load("../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := reg.Schema("https://agentgate.dev/schemas/pr-review/1.0.0")
+	var sb strings.Builder
+	sb.WriteString(`{"summary": "ok", "approval": "approve", "comments": [`)
+	for i := range handlers.DefaultMaxValues {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		sb.WriteString("1")
+	}
+	sb.WriteString("]}")
+	v := handlers.Check([]byte(sb.String()), s, handlers.CheckOptions{})
+	if v.Valid || len(v.Violations) != 1 || v.Violations[0].Path != "$" || v.Violations[0].Keyword != "json" ||
+		!strings.Contains(v.Violations[0].Message, "values") {
+		t.Fatalf("violations = %.300v", v.Violations)
+	}
+}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/agentgate/agentgate/contract"
@@ -80,6 +81,15 @@ func candidates(payload []byte, maxDepth int) ([]Candidate, *contract.Violation)
 func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (Verdict, bool) {
 	var first Verdict
 	for i, c := range cands {
+		if overValues(c.Doc, DefaultMaxValues) {
+			v := Verdict{Data: c.Doc, Normalizations: append([]contract.Normalization{}, c.Normalizations...),
+				Violations: []contract.Violation{{Path: "$", Keyword: "json",
+					Message: fmt.Sprintf("the document holds more than %d values, over the limit", DefaultMaxValues)}}}
+			if i == 0 {
+				first = v
+			}
+			continue
+		}
 		doc, norms := Normalize(c.Doc, s.Doc, s, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
 		all := make([]contract.Normalization, 0, len(c.Normalizations)+len(norms))
 		all = append(append(all, c.Normalizations...), norms...)
