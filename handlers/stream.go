@@ -423,12 +423,17 @@ func (h *Handler) decideStream(ctx context.Context, env Envelope, chunks int, id
 	})
 }
 
-// decideWith is decide for an assembled stream, with an early verdict when
-// one is given.
+// decideWith decides an assembled stream, with an early verdict when one
+// is given, within the decision limit and the bytes-in-flight budget.
 func (h *Handler) decideWith(ctx context.Context, env Envelope, v *Verdict) (Decision, error) {
-	return h.decideFunc(ctx, env, func(env Envelope, st *contract.RunState) Decision {
+	res, err := h.reserve(ctx, len(env.Payload))
+	if err != nil {
+		return Decision{}, err
+	}
+	defer res.release()
+	return h.decideFunc(ctx, env, h.bounded(res, func(env Envelope, st *contract.RunState) Decision {
 		return h.cfg.Gate.decide(env, st, v)
-	})
+	}))
 }
 
 // chunkless copies headers without the chunk headers.
