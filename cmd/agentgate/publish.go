@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/natsurl"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/subjects"
 )
@@ -47,7 +48,7 @@ came in time, 2 on a usage or connection error.`,
 			}
 			nc, err := nats.Connect(natsURL, nats.Name("agentgate-publish"))
 			if err != nil {
-				return exitCode{2, fmt.Errorf("connecting to %s: %w", natsURL, err)}
+				return exitCode{2, fmt.Errorf("connecting to %s: %w", natsurl.Redacted(natsURL), err)}
 			}
 			defer nc.Close()
 

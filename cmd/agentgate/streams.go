@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/internal/natsurl"
 )
 
 // connect opens the NATS connection of a CLI command from its --nats-url.
@@ -21,7 +22,7 @@ func connect(cmd *cobra.Command, name string) (*nats.Conn, jetstream.JetStream, 
 	url, _ := cmd.Flags().GetString("nats-url")
 	nc, err := nats.Connect(url, nats.Name("agentgate-"+name), nats.Timeout(5*time.Second))
 	if err != nil {
-		return nil, nil, exitCode{2, fmt.Errorf("connecting to %s (is agentgate serve running?): %w", url, err)}
+		return nil, nil, exitCode{2, fmt.Errorf("connecting to %s (is agentgate serve running?): %w", natsurl.Redacted(url), err)}
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
