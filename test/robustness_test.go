@@ -1,7 +1,6 @@
 package test
 
 import (
-	"github.com/agentgate/agentgate/schemas"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +8,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/schemas"
 )
 
 // Hostile inputs end in the outcome the contract gives them, with no crash,
@@ -16,7 +17,10 @@ import (
 func TestGateway_hostileInputs(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	startGateway(t, b)
+	// The outcomes here are the pipeline's own, not the decision limit's:
+	// under the race detector on a busy box, repairing 1 MiB of brackets
+	// alone can take longer than the default 5 s.
+	startGateway(t, b, func(c *gateway.Config) { c.Limits.DecisionTimeout = 2 * time.Minute })
 
 	tests := []struct {
 		name        string
