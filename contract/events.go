@@ -53,6 +53,10 @@ type ValidationError struct {
 	Retryable  bool        `json:"retryable"`
 	// Stage is "stream" when a streamed output was stopped early (section 8).
 	Stage string `json:"stage,omitempty"`
+	// ViolationsOmitted counts the violations left out of Violations,
+	// which keeps the first ones: over the limit of violations reported,
+	// or to keep a retry request within the bus's maximum message size.
+	ViolationsOmitted int `json:"violations_omitted,omitempty"`
 }
 
 // ValidationErrorCode is the error field of a ValidationError.
@@ -93,7 +97,11 @@ type ResultEvent struct {
 	ResultText     *string         `json:"result_text"`
 	Normalized     bool            `json:"normalized"`
 	Normalizations []Normalization `json:"normalizations"`
-	Timestamp      time.Time       `json:"timestamp"`
+	// Refusal is the text of a "refusal" member the model put beside an
+	// otherwise valid document (removed from result_data as an extra
+	// member): the model also refused something (absent otherwise).
+	Refusal   *string   `json:"refusal,omitempty"`
+	Timestamp time.Time `json:"timestamp"`
 }
 
 // RetryEvent is published on agent.retry.requested.<agent> (section 3.2).
@@ -157,6 +165,12 @@ type FailedError struct {
 	Type             ErrorType `json:"type"`
 	Message          string    `json:"message"`
 	ValidationErrors []string  `json:"validation_errors,omitempty"`
+	// Limit names the limit a processing_limit dead letter went over
+	// ("decision_time", "max_deliver").
+	Limit string `json:"limit,omitempty"`
+	// Deliveries is how often the input was delivered, for a dead letter
+	// of its last delivery.
+	Deliveries int `json:"deliveries,omitempty"`
 }
 
 // RawMessage keeps a dead-lettered input complete, so that an operator can

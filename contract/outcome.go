@@ -54,6 +54,11 @@ const (
 	// poison message ends somewhere an operator can see it instead of being
 	// redelivered forever or dropped.
 	ErrInternal ErrorType = "internal_error"
+	// ErrProcessingLimit dead-letters an output that went over one of the
+	// gateway's processing limits (section 13): its decision took too
+	// long, or it still failed at its last delivery. error.limit names
+	// the limit.
+	ErrProcessingLimit ErrorType = "processing_limit"
 )
 
 // LeavesRunState reports whether a dead letter of this type leaves the run's

@@ -107,7 +107,7 @@ func TestListGetReplay(t *testing.T) {
 		{RunID: "r1", Status: contract.RunFailed, Attempts: 1, Replays: []uint64{1}},
 	} {
 		_, rev, _ := store.Get(ctx, "r1")
-		if err := store.Put(ctx, &st, rev); err != nil {
+		if _, err := store.Put(ctx, &st, rev); err != nil {
 			t.Fatal(err)
 		}
 		if err := dlq.Replayable(ctx, store, l1); !errors.Is(err, dlq.ErrNotReplayable) {

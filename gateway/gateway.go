@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentgate/agentgate/apiauth"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/internal/natsurl"
 	"github.com/agentgate/agentgate/natsconn"
 	"github.com/agentgate/agentgate/redact"
 	"github.com/agentgate/agentgate/registry"
@@ -83,7 +84,37 @@ type Config struct {
 	GateHeartbeat      time.Duration
 	GateDiscoveryWait  time.Duration
 	GateDiscoveryRetry time.Duration
-	Logger             *slog.Logger
+	// Limits bound the work of one message (contract section 13); zero
+	// values take the defaults of the handlers package.
+	Limits Limits
+	// HealthInterval is how often the durable consumers are checked (and
+	// recreated when deleted); default router.DefaultHealthInterval.
+	HealthInterval time.Duration
+	Logger         *slog.Logger
+}
+
+// Limits bound the work of one message; each ends in an outcome (contract
+// section 13). A zero field takes its default.
+type Limits struct {
+	// DecisionTimeout bounds one output's decision (default 5 s): past
+	// it, a processing_limit dead letter.
+	DecisionTimeout time.Duration
+	// StoreTimeout and PublishTimeout bound each run-state call and each
+	// outcome publish from its start (default 10 s each).
+	StoreTimeout   time.Duration
+	PublishTimeout time.Duration
+	// MaxInFlightBytes bounds the payload bytes decided at once (default
+	// 8 MiB).
+	MaxInFlightBytes int
+	// MaxDeliver is the durable consumer's MaxDeliver (default 5): at the
+	// last delivery an output that still fails is dead-lettered.
+	MaxDeliver int
+	// MaxViolations bounds the violations one outcome lists (default 100).
+	MaxViolations int
+	// ShutdownTimeout bounds each stage of a graceful shutdown: draining
+	// the consumers, and waiting for a decision still running (default
+	// 10 s each).
+	ShutdownTimeout time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -115,6 +146,14 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("%w: negative max payload", ErrBadConfig))
 	}
 	errs = append(errs, c.API.Validate(c.HTTPAddr))
+	l := c.Limits
+	if l.DecisionTimeout < 0 || l.StoreTimeout < 0 || l.PublishTimeout < 0 || l.ShutdownTimeout < 0 ||
+		l.MaxInFlightBytes < 0 || l.MaxDeliver < 0 || l.MaxViolations < 0 {
+		errs = append(errs, fmt.Errorf("%w: negative limit", ErrBadConfig))
+	}
+	if l.MaxInFlightBytes > 0 && l.MaxInFlightBytes < c.MaxPayload {
+		errs = append(errs, fmt.Errorf("%w: max in-flight bytes %d below the max payload %d", ErrBadConfig, l.MaxInFlightBytes, c.MaxPayload))
+	}
 	return errors.Join(errs...)
 }
 
@@ -208,7 +247,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	cfg.Logger.Info("connected to NATS", "url", g.natsURL, "credential", conn.Credential)
+	cfg.Logger.Info("connected to NATS", "url", natsurl.Redacted(g.natsURL), "credential", conn.Credential)
 	if g.js, err = jetstream.New(g.nc); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
@@ -236,21 +275,26 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 
 	gate, err := handlers.NewGate(handlers.GateConfig{
 		Registry: g.reg, MaxPayload: cfg.MaxPayload, MaxMessage: int(g.nc.MaxPayload()),
+		MaxViolations: cfg.Limits.MaxViolations,
 	})
 	if err != nil {
 		return nil, err
 	}
 	g.router, err = router.New(ctx, router.Config{
 		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
-		Partial: true,
+		Partial: true, PublishTimeout: cfg.Limits.PublishTimeout, CloseTimeout: cfg.Limits.ShutdownTimeout,
+		HealthInterval: cfg.HealthInterval,
 		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
 			if signer != nil {
 				signer.next = pub
 				pub = signer
 			}
 			h, err := handlers.NewHandler(handlers.HandlerConfig{
-				Gate: gate, Store: g.store, Chunks: chunks, Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
-				Concurrency: concurrency,
+				Gate: gate, Store: g.store, Chunks: chunks, DeadLetters: runstate.NewDeadLetters(g.js),
+				Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
+				Concurrency: concurrency, StoreTimeout: cfg.Limits.StoreTimeout, PublishTimeout: cfg.Limits.PublishTimeout,
+				DecisionTimeout: cfg.Limits.DecisionTimeout, MaxInFlightBytes: cfg.Limits.MaxInFlightBytes,
+				MaxDeliver: cfg.Limits.MaxDeliver, CloseTimeout: cfg.Limits.ShutdownTimeout,
 			})
 			g.handler = h
 			return h, err
@@ -328,7 +372,9 @@ func (g *Gateway) HTTPAddr() string { return g.httpLn.Addr().String() }
 
 // Healthy reports what GET /healthz answers: the gateway is processing
 // and connected to NATS.
-func (g *Gateway) Healthy() bool { return g.ready.Load() && g.nc.Status() == nats.CONNECTED }
+func (g *Gateway) Healthy() bool {
+	return g.ready.Load() && g.nc.Status() == nats.CONNECTED && g.router.Health() == nil
+}
 
 // Registry is the registry in force: the static one, or the live view's
 // current snapshot.
@@ -378,7 +424,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 	select {
 	case <-g.router.Running():
 		g.ready.Store(true)
-		g.cfg.Logger.Info("gateway ready", "nats", g.natsURL, "http", g.HTTPAddr())
+		g.cfg.Logger.Info("gateway ready", "nats", natsurl.Redacted(g.natsURL), "http", g.HTTPAddr())
 	case err := <-routerErr:
 		stopExpiring()
 		return errors.Join(fmt.Errorf("gateway: router: %w", err), g.Close())

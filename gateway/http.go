@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agentgate/agentgate/apiauth"
@@ -58,12 +59,21 @@ func (g *Gateway) routes(cfg APIConfig) http.Handler {
 	return mux
 }
 
+// healthz is 200 only while the gateway is consuming: connected, its
+// durable consumers there and consumed from; otherwise 503 with the reason.
 func (g *Gateway) healthz(w http.ResponseWriter, _ *http.Request) {
-	if !g.Healthy() {
+	switch {
+	case !g.ready.Load():
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "starting"})
-		return
+	case g.nc.Status() != nats.CONNECTED:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable",
+			"reason": "NATS connection is " + g.nc.Status().String()})
+	case g.router.Health() != nil:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable",
+			"reason": g.router.Health().Error()})
+	default:
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func (g *Gateway) run(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers"
 )
 
 // signingPublisher signs every message it publishes (contract section
@@ -44,14 +46,36 @@ func loadSigner(path string) (nkeys.KeyPair, string, error) {
 // and its payload, then publishes them.
 func (p *signingPublisher) Publish(topic string, msgs ...*message.Message) error {
 	for _, m := range msgs {
-		sig, err := p.kp.Sign(contract.SigningInput(topic, m.Metadata.Get, m.Payload))
-		if err != nil {
-			return fmt.Errorf("signing the outcome on %s: %w", topic, err)
+		if err := p.sign(topic, m); err != nil {
+			return err
 		}
-		m.Metadata.Set(contract.HeaderOutcomeSignature, base64.RawURLEncoding.EncodeToString(sig))
-		m.Metadata.Set(contract.HeaderOutcomeSigner, p.pub)
 	}
 	return p.next.Publish(topic, msgs...)
+}
+
+// PublishSeq signs msg and publishes it through the next publisher's
+// PublishSeq, so that the handler still learns where each outcome is
+// stored (exactly once beyond the dedupe window, contract section 3).
+func (p *signingPublisher) PublishSeq(ctx context.Context, topic string, msg *message.Message) (uint64, error) {
+	sp, ok := p.next.(handlers.SeqPublisher)
+	if !ok {
+		return 0, fmt.Errorf("%w: the outcome publisher reports no stream sequence", ErrBadConfig)
+	}
+	if err := p.sign(topic, msg); err != nil {
+		return 0, err
+	}
+	return sp.PublishSeq(ctx, topic, msg)
+}
+
+// sign sets msg's signature headers.
+func (p *signingPublisher) sign(topic string, m *message.Message) error {
+	sig, err := p.kp.Sign(contract.SigningInput(topic, m.Metadata.Get, m.Payload))
+	if err != nil {
+		return fmt.Errorf("signing the outcome on %s: %w", topic, err)
+	}
+	m.Metadata.Set(contract.HeaderOutcomeSignature, base64.RawURLEncoding.EncodeToString(sig))
+	m.Metadata.Set(contract.HeaderOutcomeSigner, p.pub)
+	return nil
 }
 
 // Close closes the next publisher.

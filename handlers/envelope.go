@@ -19,6 +19,11 @@ type Envelope struct {
 	// Seq is the raw stream's sequence of the message; it names dead
 	// letters that cannot be tied to a run.
 	Seq uint64
+	// Replayed is the dead letter the Replay-Of header names, as the
+	// dead-letter stream holds it: nil when the header is absent or the
+	// stream holds no such dead letter. The handler looks it up before
+	// the gate decides.
+	Replayed *DeadLetterRef
 }
 
 // Header returns the first value of a header ("" when absent).

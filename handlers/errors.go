@@ -9,3 +9,7 @@ var ErrBadConfig = errors.New("handlers: bad configuration")
 // ErrStateConflict is returned by a RunStore when the run's state changed
 // since it was read (another replica recorded an outcome first).
 var ErrStateConflict = errors.New("handlers: run state changed concurrently")
+
+// ErrCloseTimeout is returned by Handler.Close when a decision still ran
+// past its limit when the close timeout ran out.
+var ErrCloseTimeout = errors.New("handlers: close timed out with a decision still running")

@@ -19,6 +19,9 @@ import (
 // DefaultMaxPayload is the largest raw output accepted (1 MiB).
 const DefaultMaxPayload = 1 << 20
 
+// DefaultMaxViolations bounds the violations one outcome reports.
+const DefaultMaxViolations = 100
+
 // DefaultMaxRetries applies to agents that have no blueprint but name a
 // schema with the Schema-Id header.
 const DefaultMaxRetries = 1
@@ -55,6 +58,9 @@ type GateConfig struct {
 	// 0: no limit). A dead letter that would exceed it keeps a reference to
 	// the raw stream instead of a copy of the payload.
 	MaxMessage int
+	// MaxViolations bounds the violations an outcome reports (default
+	// DefaultMaxViolations); the rest are counted in violations_omitted.
+	MaxViolations int
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -65,6 +71,9 @@ func (c *GateConfig) setDefaults() {
 	}
 	if c.MaxDepth == 0 {
 		c.MaxDepth = DefaultMaxDepth
+	}
+	if c.MaxViolations == 0 {
+		c.MaxViolations = DefaultMaxViolations
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -77,7 +86,7 @@ func (c GateConfig) Validate() error {
 	if c.Registry == nil {
 		errs = append(errs, fmt.Errorf("%w: no registry", ErrBadConfig))
 	}
-	if c.MaxPayload < 0 || c.MaxDepth < 0 || c.MaxMessage < 0 {
+	if c.MaxPayload < 0 || c.MaxDepth < 0 || c.MaxMessage < 0 || c.MaxViolations < 0 {
 		errs = append(errs, fmt.Errorf("%w: negative limit", ErrBadConfig))
 	}
 	return errors.Join(errs...)
@@ -127,6 +136,12 @@ type Decision struct {
 	// input (a redelivery): it is published again, under the same
 	// Nats-Msg-Id, in case it did not go out the first time.
 	Republish bool
+
+	// recorded is the run's state as the handler recorded it (or read it,
+	// for a republish), at revision: where the outcome's stream sequence
+	// is recorded once it is published.
+	recorded *contract.RunState
+	revision uint64
 }
 
 // Headers are the headers of the outcome message.
@@ -165,7 +180,12 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) (d 
 		// This very input produced the recorded outcome and is delivered
 		// again: the gateway stopped between recording and publishing, or
 		// before the ack. Publish the recorded outcome again; its
-		// Nats-Msg-Id keeps JetStream from storing a second copy.
+		// Nats-Msg-Id keeps JetStream from storing a second copy within
+		// its window; once the recorded outcome is known to be stored,
+		// nothing is published at all, however late the redelivery.
+		if st.OutcomeSeq != 0 {
+			return Decision{RunID: st.RunID, AgentID: st.AgentID, Attempt: st.Attempts}
+		}
 		o := contract.OutcomeFor(st.Status)
 		id := st.OutcomeMsgID
 		if id == "" {
@@ -187,9 +207,11 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) (d 
 	switch {
 	case m.ReplayOf != 0:
 		// A replayed dead letter reopens the run for its attempt, once per
-		// dead letter, and never a run that ended well.
-		if st != nil && (slices.Contains(st.Replays, m.ReplayOf) || st.Status == contract.RunCompleted || st.Status == contract.RunRefused) {
-			return Decision{RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt}
+		// dead letter, and never a run that ended well; a forged or stale
+		// Replay-Of reopens nothing.
+		if reason := replayProblem(env, m, attempt, st); reason != "" {
+			m.ReplayOf = 0 // named after the input, not as a replay
+			return g.deadLetter(env, m, attempt, contract.ErrInvalidEnvelope, reason, nil, st, now)
 		}
 	case st != nil && attempt <= st.Attempts:
 		// This (run, attempt) already has an outcome: the recorded one
@@ -340,7 +362,7 @@ func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict
 		ev := contract.ResultEvent{
 			EventType: contract.EventResult, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
 			Attempt: attempt, ResultData: v.Data, DeclaredID: tg.declared,
-			Normalized: len(v.Normalizations) > 0, Normalizations: v.Normalizations, Timestamp: now,
+			Normalized: len(v.Normalizations) > 0, Normalizations: v.Normalizations, Refusal: v.Refusal, Timestamp: now,
 		}
 		if schemaID != "" {
 			ev.SchemaID = &schemaID
@@ -354,9 +376,12 @@ func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict
 		Error: contract.ValidationErrorCode, SchemaID: schemaID, DeclaredID: tg.declared, AgentID: m.AgentID,
 		Violations: v.Violations, RawOutput: contract.TruncateRaw(env.Payload), Stage: v.Stage,
 	}
+	if n := len(verr.Violations); n > g.cfg.MaxViolations {
+		verr.Violations, verr.ViolationsOmitted = verr.Violations[:g.cfg.MaxViolations], n-g.cfg.MaxViolations
+	}
 	if attempt < maxAttempts {
 		verr.Retryable = true
-		req := RetryRequest{Agent: m.AgentID, Attempt: attempt, Violations: v.Violations, Schema: tg.prompt}
+		req := RetryRequest{Agent: m.AgentID, Attempt: attempt, Schema: tg.prompt}
 		var partial *contract.PartialRetry
 		if tg.bp != nil {
 			_, req.Template = tg.bp.Templates()
@@ -364,14 +389,25 @@ func (g *Gate) verdict(env Envelope, m Meta, attempt, maxAttempts int, v Verdict
 				req.Partial, partial = partialAsk(tg.schema, v)
 			}
 		}
-		ev := contract.RetryEvent{
-			EventType: contract.EventRetryRequested, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
-			Attempt: attempt, NextAttempt: attempt + 1, Error: verr,
-			RetryPrompt: BuildRetryPrompt(req), Partial: partial, Timestamp: now,
+		for {
+			req.Violations = verr.Violations
+			ev := contract.RetryEvent{
+				EventType: contract.EventRetryRequested, RunID: m.RunID, AgentID: m.AgentID, SessionID: m.SessionID,
+				Attempt: attempt, NextAttempt: attempt + 1, Error: verr,
+				RetryPrompt: BuildRetryPrompt(req), Partial: partial, Timestamp: now,
+			}
+			d := g.publish(env, contract.OutcomeRetry, m, attempt, schemaID, ev, st, now)
+			if d.ErrorType == contract.ErrPayloadTooLarge && len(verr.Violations) > 1 {
+				// Over the bus's limit: the model still gets its retry,
+				// with the first half of the violations and a count.
+				keep := len(verr.Violations) / 2
+				verr.ViolationsOmitted += len(verr.Violations) - keep
+				verr.Violations = verr.Violations[:keep]
+				continue
+			}
+			d.Violations, d.Normalizations = v.Violations, v.Normalizations
+			return d
 		}
-		d := g.publish(env, contract.OutcomeRetry, m, attempt, schemaID, ev, st, now)
-		d.Violations, d.Normalizations = v.Violations, v.Normalizations
-		return d
 	}
 	retries := maxAttempts - 1
 	msg := fmt.Sprintf("Output did not match schema after %d %s", retries, plural(retries, "retry", "retries"))
@@ -426,7 +462,7 @@ func (g *Gate) publish(env Envelope, o contract.Outcome, m Meta, attempt int, sc
 func msgID(m Meta, attempt int, o contract.Outcome) string {
 	id := contract.MsgID(m.RunID, attempt, o)
 	if m.ReplayOf != 0 {
-		id += ".replay-" + strconv.FormatUint(m.ReplayOf, 10)
+		id += replayID(m.ReplayOf)
 	}
 	return id
 }
@@ -551,6 +587,36 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// ProcessingLimit is the processing_limit dead letter of env, which went
+// over limit (LimitDecisionTime, LimitMaxDeliver), keeping the raw output;
+// deliveries, when known, is how often it was delivered. Given the run's
+// state it records the run failed (unless it has finished), so a
+// redelivery is not decided again; with st nil and deliveries set (the
+// store may be what fails) it leaves the state alone.
+func (g *Gate) ProcessingLimit(env Envelope, st *contract.RunState, limit, msg string, deliveries int) Decision {
+	now := g.cfg.Now().UTC()
+	m, _ := ParseMeta(env)
+	attempt := m.Attempt
+	if attempt == 0 {
+		attempt = contract.NextAttempt(st)
+	}
+	d := g.deadLetter(env, m, attempt, contract.ErrProcessingLimit, msg, nil, st, now)
+	if deliveries > 0 && st == nil {
+		// Not the run's recorded outcome: named after the input.
+		d.State = nil
+		d.MsgID = contract.MsgID(m.RunID, attempt, contract.OutcomeDLQ) + ".seq-" + strconv.FormatUint(env.Seq, 10)
+	}
+	var ev contract.FailedEvent
+	if err := json.Unmarshal(d.Payload, &ev); err == nil {
+		ev.Error.Limit, ev.Error.Deliveries = limit, deliveries
+		d.Payload = encode(ev)
+		if d.State != nil {
+			d.State.Outcome = d.Payload
+		}
+	}
+	return d
 }
 
 // Internal is the dead letter of a raw output whose processing failed for a

@@ -173,6 +173,13 @@ func TestGate_redeliveryRepublishesTheRecordedOutcome(t *testing.T) {
 		again.Subject != "agent.retry.requested.pr-reviewer" || string(again.Payload) != string(first.Payload) || again.State != nil {
 		t.Errorf("redelivery = %+v", again)
 	}
+	// Once the state says where the outcome is stored, a redelivery
+	// publishes nothing, however late it comes.
+	stored := *first.State
+	stored.OutcomeSeq = 3
+	if d := g.Decide(env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r"), &stored); d.Outcome != "" || d.Republish {
+		t.Errorf("redelivery of a stored outcome = %+v", d)
+	}
 	other := env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r", "Attempt", "1")
 	other.Seq = 8
 	if d := g.Decide(other, first.State); d.Outcome != "" {
@@ -187,13 +194,21 @@ func TestGate_redeliveryRepublishesTheRecordedOutcome(t *testing.T) {
 }
 
 // A replayed dead letter reopens its run once: processed against the
-// registry as it is now, recorded, and never twice.
+// registry as it is now, recorded, and never twice. A Replay-Of that names
+// no dead letter of this run and attempt is an invalid_envelope.
 func TestGate_replayReopensTheRunOnce(t *testing.T) {
 	t.Parallel()
 	g := newGate(t, 0, 0)
 	failed := &contract.RunState{RunID: "r", AgentID: "pr-reviewer", Status: contract.RunFailed, Attempts: 2}
+	replayOf := func(payload, seq string, ref *handlers.DeadLetterRef, kv ...string) handlers.Envelope {
+		e := env("agent.output.raw.pr-reviewer", payload, append([]string{"Run-Id", "r", "Attempt", "2", "Replay-Of", seq}, kv...)...)
+		e.Replayed = ref
+		return e
+	}
+	dl41 := &handlers.DeadLetterRef{Seq: 41, RunID: "r", Attempt: 2}
+	dl42 := &handlers.DeadLetterRef{Seq: 42, RunID: "r", Attempt: 2}
 
-	replay := env("agent.output.raw.pr-reviewer", goodReview, "Run-Id", "r", "Attempt", "2", "Replay-Of", "41")
+	replay := replayOf(goodReview, "41", dl41)
 	replay.Seq = 100
 	d := g.Decide(replay, failed)
 	if d.Outcome != contract.OutcomeValid || d.Attempt != 2 || d.MsgID != "r.2.valid.replay-41" {
@@ -202,26 +217,37 @@ func TestGate_replayReopensTheRunOnce(t *testing.T) {
 	if d.State == nil || d.State.Status != contract.RunCompleted || len(d.State.Replays) != 1 || d.State.Replays[0] != 41 {
 		t.Fatalf("state = %+v", d.State)
 	}
-
-	// The same dead letter replayed again (a new publish): nothing new.
-	again := replay
-	again.Seq = 101
-	if d2 := g.Decide(again, d.State); d2.Outcome != "" {
-		t.Errorf("second replay published %s", d2.Outcome)
-	}
-	// A replay of a run that is still failed but was replayed before for
-	// another dead letter is processed; one that ended well is not.
-	other := env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r", "Attempt", "2", "Replay-Of", "42")
-	other.Seq = 102
-	if d3 := g.Decide(other, d.State); d3.Outcome != "" {
-		t.Errorf("replay into a completed run published %s", d3.Outcome)
-	}
 	stillFailed := *failed
 	stillFailed.Replays = []uint64{41}
-	d4 := g.Decide(other, &stillFailed)
+	d4 := g.Decide(replayOf(badReview, "42", dl42), &stillFailed)
 	if d4.Outcome != contract.OutcomeDLQ || d4.ErrorType != contract.ErrOutputSchemaValidationFailed || d4.MsgID != "r.2.dlq.replay-42" ||
 		len(d4.State.Replays) != 2 {
 		t.Errorf("replay still invalid = %q %q %q %+v", d4.Outcome, d4.ErrorType, d4.MsgID, d4.State)
+	}
+
+	refused := []struct {
+		name  string
+		given handlers.Envelope
+		state *contract.RunState
+	}{
+		{"the same dead letter again", replayOf(goodReview, "41", dl41), &stillFailed},
+		{"into a run that completed since", replayOf(badReview, "42", dl42), d.State},
+		{"a dead letter the stream does not hold", replayOf(goodReview, "999", nil), failed},
+		{"a dead letter of another run", replayOf(goodReview, "43", &handlers.DeadLetterRef{Seq: 43, RunID: "other", Attempt: 2}), failed},
+		{"a dead letter of another attempt", replayOf(goodReview, "44", &handlers.DeadLetterRef{Seq: 44, RunID: "r", Attempt: 1}), failed},
+		{"a run never seen", replayOf(goodReview, "41", dl41), nil},
+		{"a sequence that is not the one looked up", replayOf(goodReview, "45", dl41), failed},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			d := g.Decide(tt.given, tt.state)
+			if d.Outcome != contract.OutcomeDLQ || d.ErrorType != contract.ErrInvalidEnvelope || d.State != nil {
+				t.Errorf("= %q %q state %+v: %s", d.Outcome, d.ErrorType, d.State, d.Payload)
+			}
+			if strings.Contains(d.MsgID, "replay") {
+				t.Errorf("refused replay named as a replay: %s", d.MsgID)
+			}
+		})
 	}
 	// Without Replay-Of the finished run stays finished.
 	plain := env("agent.output.raw.pr-reviewer", goodReview, "Run-Id", "r", "Attempt", "3")
@@ -267,5 +293,31 @@ func TestGate_outcomeTooLargeForTheBus(t *testing.T) {
 	}
 	if d.State == nil || d.State.Status != contract.RunFailed {
 		t.Errorf("state = %+v", d.State)
+	}
+}
+
+// A refusal member beside a valid document is recorded on the result, not
+// dropped with the other extra members.
+func TestGate_refusalBesideAValidDocument(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, 0, 0)
+	d := g.Decide(env("agent.output.raw.pr-reviewer",
+		`{"summary": "ok", "approval": "approve", "comments": [], "refusal": "I will not review the secrets file."}`, "Run-Id", "r"), nil)
+	if d.Outcome != contract.OutcomeValid {
+		t.Fatalf("outcome %q: %s", d.Outcome, d.Payload)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev["refusal"] != "I will not review the secrets file." {
+		t.Errorf("refusal not recorded: %s", d.Payload)
+	}
+	if _, kept := ev["result_data"].(map[string]any)["refusal"]; kept {
+		t.Errorf("refusal left in result_data: %s", d.Payload)
+	}
+	plain := g.Decide(env("agent.output.raw.pr-reviewer", goodReview, "Run-Id", "r2"), nil)
+	if strings.Contains(string(plain.Payload), `"refusal"`) {
+		t.Errorf("a plain result carries a refusal: %s", plain.Payload)
 	}
 }

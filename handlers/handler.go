@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/agentgate/agentgate/contract"
 )
@@ -31,16 +32,30 @@ const (
 	MetaRepeated = "_agentgate_repeated"
 )
 
-// storeTimeout bounds the run-state round trips of one message.
-const storeTimeout = 10 * time.Second
+// DefaultStoreTimeout bounds each run-state call, from the moment it
+// starts, and DefaultPublishTimeout each outcome's publish.
+const (
+	DefaultStoreTimeout   = 10 * time.Second
+	DefaultPublishTimeout = 10 * time.Second
+)
 
 // RunStore keeps each run's state. Get returns nil and revision 0 for a run
 // never seen; Put with revision 0 creates the entry, otherwise it updates
-// it only if it is still at revision, and returns ErrStateConflict when it
-// is not.
+// it only if it is still at revision, and returns the entry's new revision,
+// or ErrStateConflict when it is not at revision.
 type RunStore interface {
 	Get(ctx context.Context, runID string) (*contract.RunState, uint64, error)
-	Put(ctx context.Context, st *contract.RunState, revision uint64) error
+	Put(ctx context.Context, st *contract.RunState, revision uint64) (uint64, error)
+}
+
+// SeqPublisher is a message.Publisher that also reports the stream
+// sequence an outcome was stored at. With one, the handler records the
+// sequence in the run's state, and a redelivered input whose outcome is
+// stored publishes nothing, however long after JetStream's de-duplication
+// window it comes; with a plain Publisher the window alone keeps a
+// republished outcome from being stored twice.
+type SeqPublisher interface {
+	PublishSeq(ctx context.Context, topic string, msg *message.Message) (uint64, error)
 }
 
 // Observer is told of every decision, for telemetry.
@@ -56,6 +71,9 @@ type HandlerConfig struct {
 	// Chunks keeps the chunks of streamed outputs; optional (without it
 	// HandleChunk fails).
 	Chunks ChunkStore
+	// DeadLetters looks up the dead letters replays name (contract
+	// section 3.4); without it every Replay-Of is an invalid_envelope.
+	DeadLetters DeadLetters
 	// Observer is optional.
 	Observer Observer
 	// Concurrency is how many messages may be handled at once: the
@@ -63,7 +81,52 @@ type HandlerConfig struct {
 	// 4 × GOMAXPROCS). The handler keeps as many goroutines to handle them
 	// on; a message beyond that waits for one.
 	Concurrency int
-	Logger      *slog.Logger
+	// StoreTimeout bounds each run-state call from its start (default
+	// DefaultStoreTimeout); PublishTimeout each publish through a
+	// SeqPublisher (default DefaultPublishTimeout).
+	StoreTimeout   time.Duration
+	PublishTimeout time.Duration
+	// DecisionTimeout bounds the decision on one output (default
+	// DefaultDecisionTimeout); past it the output is a processing_limit
+	// dead letter.
+	DecisionTimeout time.Duration
+	// MaxInFlightBytes bounds the bytes of payload decided at once
+	// (default DefaultMaxInFlightBytes).
+	MaxInFlightBytes int
+	// MaxDeliver is the consumer's MaxDeliver: at the last delivery, an
+	// output that still fails is a processing_limit dead letter (default
+	// DefaultMaxDeliver).
+	MaxDeliver int
+	// CloseTimeout bounds Close (default DefaultCloseTimeout).
+	CloseTimeout time.Duration
+	Logger       *slog.Logger
+}
+
+func (c *HandlerConfig) setDefaults() {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 4 * runtime.GOMAXPROCS(0)
+	}
+	if c.StoreTimeout <= 0 {
+		c.StoreTimeout = DefaultStoreTimeout
+	}
+	if c.PublishTimeout <= 0 {
+		c.PublishTimeout = DefaultPublishTimeout
+	}
+	if c.DecisionTimeout <= 0 {
+		c.DecisionTimeout = DefaultDecisionTimeout
+	}
+	if c.MaxInFlightBytes <= 0 {
+		c.MaxInFlightBytes = DefaultMaxInFlightBytes
+	}
+	if c.MaxDeliver <= 0 {
+		c.MaxDeliver = DefaultMaxDeliver
+	}
+	if c.CloseTimeout <= 0 {
+		c.CloseTimeout = DefaultCloseTimeout
+	}
 }
 
 // Validate reports every missing dependency.
@@ -89,26 +152,41 @@ func (c HandlerConfig) Validate() error {
 type Handler struct {
 	cfg    HandlerConfig
 	runner *runner
+	// deciders run the decisions, each within DecisionTimeout.
+	deciders *runner
+	// inflight holds the bytes of payload being decided.
+	inflight *semaphore.Weighted
 }
 
-// NewHandler returns a Handler, or ErrBadConfig.
+// NewHandler returns a Handler, or ErrBadConfig. The limits of the
+// configuration default as documented on HandlerConfig.
 func NewHandler(cfg HandlerConfig) (*Handler, error) {
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 4 * runtime.GOMAXPROCS(0)
-	}
+	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Handler{cfg: cfg, runner: newRunner(cfg.Concurrency)}, nil
+	if cfg.Chunks != nil {
+		cfg.Chunks = timedChunks{ChunkStore: cfg.Chunks, timeout: cfg.StoreTimeout}
+	}
+	return &Handler{cfg: cfg, runner: newRunner(cfg.Concurrency), deciders: newRunner(cfg.Concurrency),
+		inflight: semaphore.NewWeighted(int64(cfg.MaxInFlightBytes))}, nil
 }
 
+// MaxDeliver is the MaxDeliver the handler's consumers must have: at that
+// delivery an output that still fails is dead-lettered.
+func (h *Handler) MaxDeliver() int { return h.cfg.MaxDeliver }
+
 // Close stops the handler's goroutines. Call it once no message is handled
-// any more (after the router closed); safe to call twice.
+// any more (after the router closed); safe to call twice. It waits at most
+// CloseTimeout for a decision still running past its limit, then returns
+// ErrCloseTimeout and leaves it to end with the process.
 func (h *Handler) Close() error {
-	h.runner.close()
+	deadline := time.Now().Add(h.cfg.CloseTimeout)
+	ok := h.runner.close(h.cfg.CloseTimeout)
+	ok = h.deciders.close(max(time.Until(deadline), time.Millisecond)) && ok
+	if !ok {
+		return fmt.Errorf("%w after %s", ErrCloseTimeout, h.cfg.CloseTimeout)
+	}
 	return nil
 }
 
@@ -123,10 +201,14 @@ const maxConflicts = 5
 //
 // Recording before publishing means an executor that sees a retry request
 // finds the run already waiting for its next attempt, whichever replica
-// takes the answer. A stop between the two is repaired on redelivery: the
-// state names the input that produced it, and the recorded outcome is
-// published again under the same Nats-Msg-Id, which JetStream
-// de-duplicates. Handle returns an error only for what a retry can fix (the
+// takes the answer. Once published, the outcome's stream sequence is
+// recorded too, so a redelivered input (a lost ack, a long outage) finds
+// its outcome stored and publishes nothing. A stop between recording and
+// publishing is repaired on redelivery: the state names the input that
+// produced it, and the recorded outcome is published again under the same
+// Nats-Msg-Id (at least once: a stop between publishing and recording the
+// sequence may store it twice if the redelivery comes after JetStream's
+// de-duplication window). Handle returns an error only for what a retry can fix (the
 // bus or the store is unreachable); every domain failure is an outcome.
 func (h *Handler) Handle(msg *message.Message) error {
 	return h.runner.do(func() error { return h.handle(msg) })
@@ -135,12 +217,17 @@ func (h *Handler) Handle(msg *message.Message) error {
 func (h *Handler) handle(msg *message.Message) error {
 	start := time.Now()
 	// The router cancels the message's context when it shuts down; a
-	// message already in hand is finished all the same, bounded in time.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(msg.Context()), storeTimeout)
-	defer cancel()
+	// message already in hand is finished all the same, each call on the
+	// bus bounded in time from its own start.
+	ctx := context.WithoutCancel(msg.Context())
 	env := EnvelopeFromMessage(msg)
+	res, err := h.reserve(ctx, len(env.Payload))
+	if err != nil {
+		return err
+	}
+	defer res.release()
 
-	d, err := h.decide(ctx, env)
+	d, err := h.decideFunc(ctx, env, h.bounded(res, h.cfg.Gate.Decide))
 	if err != nil {
 		return err
 	}
@@ -148,7 +235,7 @@ func (h *Handler) handle(msg *message.Message) error {
 		h.cfg.Logger.DebugContext(ctx, "attempt already has an outcome", "run_id", d.RunID, "attempt", d.Attempt)
 		return nil
 	}
-	if err := h.publish(d); err != nil {
+	if err := h.publish(ctx, d); err != nil {
 		return err
 	}
 	if h.cfg.Observer != nil && !d.Republish {
@@ -159,26 +246,27 @@ func (h *Handler) handle(msg *message.Message) error {
 	return nil
 }
 
-// decide reads the run's state, decides, and records the new state. When
-// another replica changed the state in between, it decides again on the
-// fresh state (which may then say the attempt is already answered).
+// decideFunc reads the run's state, decides with decide, and records the
+// new state. When another replica changed the state in between, it decides
+// again on the fresh state (which may then say the attempt is already
+// answered).
 //
 // A first attempt is decided optimistically as the start of a new run,
 // saving the read: creating the run's entry fails if the run exists after
 // all, and then the state is read and the output decided again.
-func (h *Handler) decide(ctx context.Context, env Envelope) (Decision, error) {
-	return h.decideFunc(ctx, env, h.cfg.Gate.Decide)
-}
-
-// decideFunc is decide with the deciding function given.
 func (h *Handler) decideFunc(ctx context.Context, env Envelope, decide func(Envelope, *contract.RunState) Decision) (Decision, error) {
+	env, err := h.resolveReplay(ctx, env)
+	if err != nil {
+		return Decision{}, err
+	}
 	runID := env.Header(contract.HeaderRunID)
 	keyed := strings.TrimSpace(runID) != "" && len(runID) <= MaxRunIDLen
 	if keyed && firstAttempt(env) {
 		d := decide(env, nil)
 		if d.State != nil {
-			err := h.cfg.Store.Put(ctx, d.State, 0)
+			rev, err := h.put(ctx, d.State, 0)
 			if err == nil {
+				d.recorded, d.revision = d.State, rev
 				return d, nil
 			}
 			if !errors.Is(err, ErrStateConflict) {
@@ -191,16 +279,20 @@ func (h *Handler) decideFunc(ctx context.Context, env Envelope, decide func(Enve
 		var rev uint64
 		if keyed {
 			var err error
-			if st, rev, err = h.cfg.Store.Get(ctx, runID); err != nil {
+			if st, rev, err = h.get(ctx, runID); err != nil {
 				return Decision{}, fmt.Errorf("reading run %q: %w", runID, err)
 			}
 		}
 		d := decide(env, st)
 		if d.State == nil {
+			if d.Republish {
+				d.recorded, d.revision = st, rev
+			}
 			return d, nil
 		}
-		err := h.cfg.Store.Put(ctx, d.State, rev)
+		nrev, err := h.put(ctx, d.State, rev)
 		if err == nil {
+			d.recorded, d.revision = d.State, nrev
 			return d, nil
 		}
 		if !errors.Is(err, ErrStateConflict) {
@@ -220,15 +312,58 @@ func firstAttempt(env Envelope) bool {
 	return !ok || len(a) == 1 && strings.TrimSpace(a[0]) == "1"
 }
 
-func (h *Handler) publish(d Decision) error {
+// get reads a run's state within the store timeout.
+func (h *Handler) get(ctx context.Context, runID string) (*contract.RunState, uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.StoreTimeout)
+	defer cancel()
+	return h.cfg.Store.Get(ctx, runID)
+}
+
+// put records a run's state within the store timeout.
+func (h *Handler) put(ctx context.Context, st *contract.RunState, rev uint64) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.StoreTimeout)
+	defer cancel()
+	return h.cfg.Store.Put(ctx, st, rev)
+}
+
+// publish publishes d's outcome and, when the publisher reports where it
+// was stored and d is the run's recorded outcome, records that in the
+// run's state.
+func (h *Handler) publish(ctx context.Context, d Decision) error {
 	out := message.NewMessage(d.MsgID, d.Payload)
 	for k, v := range d.Headers() {
 		out.Metadata.Set(k, v)
 	}
-	if err := h.cfg.Publisher.Publish(d.Subject, out); err != nil {
+	sp, ok := h.cfg.Publisher.(SeqPublisher)
+	if !ok {
+		if err := h.cfg.Publisher.Publish(d.Subject, out); err != nil {
+			return fmt.Errorf("publishing %s outcome of run %q: %w", d.Outcome, d.RunID, err)
+		}
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, h.cfg.PublishTimeout)
+	seq, err := sp.PublishSeq(pctx, d.Subject, out)
+	cancel()
+	if err != nil {
 		return fmt.Errorf("publishing %s outcome of run %q: %w", d.Outcome, d.RunID, err)
 	}
+	if d.recorded != nil && seq != 0 && d.recorded.OutcomeMsgID == d.MsgID {
+		h.recordStored(ctx, d, seq)
+	}
 	return nil
+}
+
+// recordStored records in the run's state that its outcome is stored at
+// seq. A failure costs nothing but the guarantee beyond the window for this
+// one outcome, so it is logged, not returned (returning it would redeliver
+// the input and publish again); a conflict means the run has moved on.
+func (h *Handler) recordStored(ctx context.Context, d Decision, seq uint64) {
+	next := *d.recorded
+	next.OutcomeSeq = seq
+	if _, err := h.put(ctx, &next, d.revision); err != nil && !errors.Is(err, ErrStateConflict) {
+		h.cfg.Logger.WarnContext(ctx, "recording where the outcome is stored", "run_id", d.RunID,
+			"attempt", d.Attempt, "seq", seq, "error", err)
+	}
 }
 
 // EnvelopeFromMessage rebuilds the raw output from a message set up by the

@@ -55,6 +55,10 @@ type Verdict struct {
 	// FailType, when set with Incomplete, is the dead letter's type instead
 	// of stream_incomplete (a gated exchange's upstream_error).
 	FailType contract.ErrorType
+	// Refusal is the text of a "refusal" member the model put beside its
+	// document, which the schema does not have and normalization removed:
+	// the outcome records it rather than dropping it silently.
+	Refusal *string
 }
 
 // Check runs extract, normalize and validate on payload against s. A
@@ -96,6 +100,15 @@ func candidates(payload []byte, maxDepth int) ([]Candidate, *contract.Violation)
 func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (Verdict, bool) {
 	var first Verdict
 	for i, c := range cands {
+		if overValues(c.Doc, DefaultMaxValues) {
+			v := Verdict{Data: c.Doc, Normalizations: append([]contract.Normalization{}, c.Normalizations...),
+				Violations: []contract.Violation{{Path: "$", Keyword: "json",
+					Message: fmt.Sprintf("the document holds more than %d values, over the limit", DefaultMaxValues)}}}
+			if i == 0 {
+				first = v
+			}
+			continue
+		}
 		in, pre := c.Doc, c.Normalizations
 		if _, isObject := c.Doc.(map[string]any); isObject && opts.Base != nil {
 			patch, renames := canonicalPatch(c.Doc, s)
@@ -109,6 +122,9 @@ func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (V
 		all := make([]contract.Normalization, 0, len(pre)+len(norms))
 		all = append(append(all, pre...), norms...)
 		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}
+		v.Refusal = strippedRefusal(in, doc)
+		bigIntegers, _ := s.Doc[BigIntegersKeyword].(bool)
+		v.Violations = withNumberViolations(v.Violations, numberViolations(doc, bigIntegers, DefaultMaxViolations))
 		if len(v.Violations) == 0 {
 			// Rules reason about a document of the schema's shape only.
 			v.Violations = append(s.Rules.Eval(doc), opts.Rules.Eval(doc)...)
@@ -124,4 +140,23 @@ func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (V
 		}
 	}
 	return first, false
+}
+
+// strippedRefusal returns the text of a "refusal" string member of the
+// candidate's root object that normalization removed, or nil.
+func strippedRefusal(before, after any) *string {
+	obj, ok := before.(map[string]any)
+	if !ok {
+		return nil
+	}
+	text, ok := obj["refusal"].(string)
+	if !ok {
+		return nil
+	}
+	if kept, ok := after.(map[string]any); ok {
+		if _, still := kept["refusal"]; still {
+			return nil // the schema's own member
+		}
+	}
+	return &text
 }

@@ -1,10 +1,16 @@
 package handlers
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+
+	"github.com/agentgate/agentgate/subjects"
 )
 
 // Poison returns a middleware that ends a poison message as a dead letter
@@ -14,21 +20,26 @@ import (
 // again. Any other error is the bus or the store failing (every domain
 // failure is an outcome, and an outcome too large for the bus is a
 // payload_too_large dead letter): it is returned, so the message is
-// redelivered after a delay until the bus recovers; dead-lettering it
-// instead could replace an outcome already recorded for it. If publishing
-// the dead letter fails too, the error is returned and the message is
-// redelivered.
+// redelivered after a delay until the bus recovers, up to its MaxDeliver-th
+// delivery, where it is a processing_limit dead letter (limit
+// "max_deliver", with the delivery count) that leaves the run's state
+// alone. If publishing a dead letter fails too, the error is returned and
+// the message is redelivered (after the last delivery, JetStream keeps it
+// in the raw stream and delivers it no more).
 func (h *Handler) Poison() message.HandlerMiddleware {
 	return func(next message.HandlerFunc) message.HandlerFunc {
 		return func(msg *message.Message) ([]*message.Message, error) {
 			out, err := next(msg)
 			var panicked middleware.RecoveredPanicError
-			if err == nil || !errors.As(err, &panicked) {
-				return out, err
+			if err == nil {
+				return out, nil
+			}
+			if !errors.As(err, &panicked) {
+				return out, h.lastDelivery(msg, err)
 			}
 			cause := "processing panicked: " + truncate(errorText(panicked.V), 512)
 			d := h.cfg.Gate.Internal(EnvelopeFromMessage(msg), cause)
-			if perr := h.publish(d); perr != nil {
+			if perr := h.publish(context.WithoutCancel(msg.Context()), d); perr != nil {
 				return nil, errors.Join(err, perr)
 			}
 			attrs := []any{"run_id", d.RunID, "agent_id", d.AgentID, "cause", cause}
@@ -62,4 +73,29 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// lastDelivery dead-letters msg as processing_limit when err ends its last
+// delivery, and returns err otherwise (or when the dead letter cannot be
+// published either).
+func (h *Handler) lastDelivery(msg *message.Message, err error) error {
+	delivered, _ := strconv.Atoi(msg.Metadata.Get(MetaDelivered))
+	if delivered < h.cfg.MaxDeliver {
+		return err
+	}
+	env := EnvelopeFromMessage(msg)
+	if strings.HasPrefix(env.Subject, subjects.PartialPrefix) && env.Seq != 0 {
+		env.Seq += partialSeqBase
+	}
+	cause := fmt.Sprintf("still failing at delivery %d of %d: %s", delivered, h.cfg.MaxDeliver, truncate(err.Error(), 512))
+	d := h.cfg.Gate.ProcessingLimit(env, nil, LimitMaxDeliver, cause, delivered)
+	if perr := h.publish(context.WithoutCancel(msg.Context()), d); perr != nil {
+		return errors.Join(err, perr)
+	}
+	h.cfg.Logger.ErrorContext(msg.Context(), "raw output dead-lettered as processing_limit",
+		"run_id", d.RunID, "agent_id", d.AgentID, "deliveries", delivered, "cause", err)
+	if h.cfg.Observer != nil {
+		h.cfg.Observer.Observe(d, 0)
+	}
+	return nil
 }

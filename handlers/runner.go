@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // runner runs the handling of messages on a fixed set of long-lived
@@ -25,7 +27,20 @@ type runner struct {
 type runJob struct {
 	f    func() error
 	done chan runResult
+	// state, for a job given a time limit (doWithin), is jobRunning until
+	// the job returns (jobDone) or its caller stops waiting
+	// (jobAbandoned), whichever comes first.
+	state *atomic.Int32
+	// after, if set, runs once f has returned, even when abandoned.
+	after func()
 }
+
+// States of a job given a time limit.
+const (
+	jobRunning int32 = iota
+	jobDone
+	jobAbandoned
+)
 
 type runResult struct {
 	err      error
@@ -70,7 +85,11 @@ func (r *runner) do(f func() error) error {
 	case <-r.quit:
 		return f()
 	}
-	res := <-job.done
+	return raise(<-job.done)
+}
+
+// raise returns a job's error, or raises its panic or Goexit.
+func raise(res runResult) error {
 	switch {
 	case res.panicked != nil:
 		panic(res.panicked)
@@ -80,43 +99,102 @@ func (r *runner) do(f func() error) error {
 	return res.err
 }
 
+// doWithin is do with a time limit that starts once one of the runner's
+// goroutines takes f. When f has not returned by then, doWithin returns
+// late: f runs on to its end (Go cannot stop it) with its goroutine lent
+// out, and a new goroutine takes its place in the runner, so that the
+// runner's capacity is whole again at once. after, if set, runs when f
+// returns, late or not: what f holds (its share of the bytes in flight)
+// is released only then.
+func (r *runner) doWithin(f func() error, limit time.Duration, after func()) (err error, late bool) {
+	job := runJob{f: f, done: make(chan runResult, 1), state: new(atomic.Int32), after: after}
+	select {
+	case r.jobs <- job:
+	case <-r.quit:
+		defer func() {
+			if after != nil {
+				after()
+			}
+		}()
+		return f(), false
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case res := <-job.done:
+		return raise(res), false
+	case <-timer.C:
+		if job.state.CompareAndSwap(jobRunning, jobAbandoned) {
+			r.running.Add(1)
+			go r.loop()
+			return nil, true
+		}
+		return raise(<-job.done), false
+	}
+}
+
 // loop takes jobs until the runner closes.
 func (r *runner) loop() {
 	defer r.running.Done()
 	for {
 		select {
 		case job := <-r.jobs:
-			r.exec(job)
+			if !r.exec(job) {
+				return // its caller gave up on it; another took its place
+			}
 		case <-r.quit:
 			return
 		}
 	}
 }
 
-// exec runs one job and always answers it. A job that calls runtime.Goexit
-// ends this goroutine: another one takes its place.
-func (r *runner) exec(job runJob) {
+// exec runs one job and always answers it; it reports whether its
+// goroutine still belongs to the runner (false when the job's caller
+// abandoned it, and another goroutine took its place). A job that calls
+// runtime.Goexit ends this goroutine: another one takes its place.
+func (r *runner) exec(job runJob) (keep bool) {
 	var res runResult
 	returned := false
 	defer func() {
-		if p := recover(); p != nil {
+		p := recover()
+		if job.after != nil {
+			job.after()
+		}
+		keep = job.state == nil || job.state.CompareAndSwap(jobRunning, jobDone)
+		switch {
+		case p != nil:
 			res.panicked = &PanicError{Value: p, Stack: debug.Stack()}
-		} else if !returned {
+		case !returned && keep:
 			res.goexit = true
 			r.running.Add(1)
 			go r.loop()
+		case !returned:
+			res.goexit = true
 		}
 		job.done <- res
 	}()
 	res.err = job.f()
 	returned = true
+	return true
 }
 
-// close stops the goroutines once their jobs are done; later jobs run on
-// their caller's goroutine. Safe to call twice.
-func (r *runner) close() {
-	r.once.Do(func() {
-		close(r.quit)
-		r.running.Wait()
-	})
+// close stops the goroutines once their jobs are done, waiting at most
+// limit (0: no limit), and reports whether they all ended in time; later
+// jobs run on their caller's goroutine. Safe to call twice.
+func (r *runner) close(limit time.Duration) bool {
+	r.once.Do(func() { close(r.quit) })
+	ended := make(chan struct{})
+	go func() { r.running.Wait(); close(ended) }()
+	if limit <= 0 {
+		<-ended
+		return true
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-ended:
+		return true
+	case <-timer.C:
+		return false
+	}
 }

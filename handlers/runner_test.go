@@ -68,8 +68,8 @@ func TestRunner(t *testing.T) {
 		t.Errorf("%d jobs ran at once, want %d (the pool is whole again after the Goexit)", most, size)
 	}
 
-	r.close()
-	r.close()
+	r.close(0)
+	r.close(0)
 	ran := false
 	_ = r.do(func() error { ran = true; return nil })
 	if !ran {
@@ -89,7 +89,7 @@ func TestRunner_goroutinesStay(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > started {
 		t.Errorf("goroutines %d after 100 jobs, %d after start", n, started)
 	}
-	r.close()
+	r.close(0)
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -100,3 +100,35 @@ func TestRunner_goroutinesStay(t *testing.T) {
 }
 
 func poisonedJob() error { panic("poison") }
+
+// A job given a time limit that overruns it is abandoned: doWithin returns
+// late at once, the runner is whole again for the next job, the job runs
+// on to its end and only then runs its after func, and close waits for it
+// only as long as it is told to.
+func TestRunner_doWithin(t *testing.T) {
+	t.Parallel()
+	r := newRunner(1)
+	release := make(chan struct{})
+	afterRan := make(chan struct{})
+	err, late := r.doWithin(func() error { <-release; return nil }, 20*time.Millisecond, func() { close(afterRan) })
+	if err != nil || !late {
+		t.Fatalf("doWithin = %v, late %v; want late", err, late)
+	}
+	select {
+	case <-afterRan:
+		t.Fatal("after ran before the abandoned job returned")
+	default:
+	}
+	errBoom := errors.New("boom")
+	if err, late := r.doWithin(func() error { return errBoom }, time.Minute, nil); !errors.Is(err, errBoom) || late {
+		t.Fatalf("next job = %v, late %v; want its error in time", err, late)
+	}
+	if r.close(20 * time.Millisecond) {
+		t.Error("close reported every goroutine ended while the abandoned job runs")
+	}
+	close(release)
+	<-afterRan
+	if !r.close(10 * time.Second) {
+		t.Error("close timed out once the abandoned job returned")
+	}
+}

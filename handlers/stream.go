@@ -180,8 +180,8 @@ func (h *Handler) handleChunk(msg *message.Message) error {
 	if h.cfg.Chunks == nil {
 		return fmt.Errorf("%w: no chunk store", ErrBadConfig)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(msg.Context()), storeTimeout)
-	defer cancel()
+	// Each call on the bus is bounded from its own start (see timedChunks).
+	ctx := context.WithoutCancel(msg.Context())
 	env := EnvelopeFromMessage(msg)
 	if env.Seq != 0 {
 		env.Seq += partialSeqBase
@@ -189,12 +189,12 @@ func (h *Handler) handleChunk(msg *message.Message) error {
 	c, reason := parseChunk(env)
 	if reason != "" {
 		d := h.cfg.Gate.deadLetter(env, c.meta, c.meta.Attempt, contract.ErrInvalidEnvelope, reason, nil, nil, h.cfg.Gate.cfg.Now().UTC())
-		return h.publish(d)
+		return h.publish(ctx, d)
 	}
 	if c.meta.Attempt == 0 {
 		// No Attempt header: the chunks belong to the run's next expected
 		// attempt as they arrive (after a retry request, the next one).
-		run, _, err := h.cfg.Store.Get(ctx, c.meta.RunID)
+		run, _, err := h.get(ctx, c.meta.RunID)
 		if err != nil {
 			return fmt.Errorf("reading run %q: %w", c.meta.RunID, err)
 		}
@@ -226,7 +226,7 @@ func (h *Handler) handleChunk(msg *message.Message) error {
 				if err != nil {
 					return err
 				}
-				if err := h.publishStream(d); err != nil {
+				if err := h.publishStream(ctx, d); err != nil {
 					return err
 				}
 				return h.closeStream(ctx, key)
@@ -280,18 +280,18 @@ func (h *Handler) advanceStream(ctx context.Context, key string, st *StreamState
 	if err != nil {
 		return err
 	}
-	if err := h.publishStream(d); err != nil {
+	if err := h.publishStream(ctx, d); err != nil {
 		return err
 	}
 	return h.closeStream(ctx, key)
 }
 
 // publishStream publishes a streamed attempt's outcome, if it has one.
-func (h *Handler) publishStream(d Decision) error {
+func (h *Handler) publishStream(ctx context.Context, d Decision) error {
 	if d.Outcome == "" {
 		return nil
 	}
-	if err := h.publish(d); err != nil {
+	if err := h.publish(ctx, d); err != nil {
 		return err
 	}
 	if h.cfg.Observer != nil && !d.Republish {
@@ -409,7 +409,7 @@ func (h *Handler) ExpireStreams(ctx context.Context, idle time.Duration) (int, e
 		if err != nil {
 			return expired, err
 		}
-		if err := h.publishStream(d); err != nil {
+		if err := h.publishStream(ctx, d); err != nil {
 			return expired, err
 		}
 		if err := h.closeStream(ctx, key); err != nil {
@@ -430,12 +430,17 @@ func (h *Handler) decideStream(ctx context.Context, env Envelope, chunks int, id
 	})
 }
 
-// decideWith is decide for an assembled stream, with an early verdict when
-// one is given.
+// decideWith decides an assembled stream, with an early verdict when one
+// is given, within the decision limit and the bytes-in-flight budget.
 func (h *Handler) decideWith(ctx context.Context, env Envelope, v *Verdict) (Decision, error) {
-	return h.decideFunc(ctx, env, func(env Envelope, st *contract.RunState) Decision {
+	res, err := h.reserve(ctx, len(env.Payload))
+	if err != nil {
+		return Decision{}, err
+	}
+	defer res.release()
+	return h.decideFunc(ctx, env, h.bounded(res, func(env Envelope, st *contract.RunState) Decision {
 		return h.cfg.Gate.decide(env, st, v)
-	})
+	}))
 }
 
 // chunkless copies headers without the chunk headers.
@@ -447,4 +452,34 @@ func chunkless(h map[string][]string) map[string][]string {
 		}
 	}
 	return out
+}
+
+// timedChunks bounds each call on a ChunkStore from its own start.
+type timedChunks struct {
+	ChunkStore
+	timeout time.Duration
+}
+
+func (c timedChunks) Get(ctx context.Context, key string) (*StreamState, uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return c.ChunkStore.Get(ctx, key)
+}
+
+func (c timedChunks) Put(ctx context.Context, key string, st *StreamState, revision uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return c.ChunkStore.Put(ctx, key, st, revision)
+}
+
+func (c timedChunks) Keys(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return c.ChunkStore.Keys(ctx)
+}
+
+func (c timedChunks) Delete(ctx context.Context, key string) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return c.ChunkStore.Delete(ctx, key)
 }

@@ -21,7 +21,7 @@ func (h *Handler) Submit(ctx context.Context, env Envelope, early *Verdict) (Dec
 	if err != nil || d.Outcome == "" {
 		return d, err
 	}
-	if err := h.publish(d); err != nil {
+	if err := h.publish(ctx, d); err != nil {
 		return d, err
 	}
 	if h.cfg.Observer != nil && !d.Republish {

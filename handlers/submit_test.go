@@ -30,15 +30,15 @@ func (s *memStore) Get(_ context.Context, id string) (*contract.RunState, uint64
 	return &c, s.revs[id], nil
 }
 
-func (s *memStore) Put(_ context.Context, st *contract.RunState, rev uint64) error {
+func (s *memStore) Put(_ context.Context, st *contract.RunState, rev uint64) (uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.revs[st.RunID] != rev {
-		return handlers.ErrStateConflict
+		return 0, handlers.ErrStateConflict
 	}
 	c := *st
 	s.runs[st.RunID], s.revs[st.RunID] = &c, rev+1
-	return nil
+	return rev + 1, nil
 }
 
 // memPub records what is published.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -17,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/internal/natsurl"
 	"github.com/agentgate/agentgate/subjects"
 )
 
@@ -47,10 +49,17 @@ type Config struct {
 	// durable consumer subjects.PartialConsumer; the handler needs a chunk
 	// store.
 	Partial bool
+	// PublishTimeout bounds each outcome's publish from its start (default
+	// DefaultPublishTimeout).
+	PublishTimeout time.Duration
 	// CloseTimeout bounds the wait for in-flight messages on Close
 	// (default 10 s).
 	CloseTimeout time.Duration
-	Logger       *slog.Logger
+	// HealthInterval is how often the durable consumers are checked, and
+	// repaired when deleted or no longer consumed from (default
+	// DefaultHealthInterval).
+	HealthInterval time.Duration
+	Logger         *slog.Logger
 }
 
 func (c *Config) setDefaults() {
@@ -68,6 +77,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.CloseTimeout == 0 {
 		c.CloseTimeout = 10 * time.Second
+	}
+	if c.HealthInterval <= 0 {
+		c.HealthInterval = DefaultHealthInterval
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -113,15 +125,34 @@ type Router struct {
 	consumers *consumerSet
 	handler   *handlers.Handler
 
+	health  health
+	watchMu sync.Mutex
+	watched []*watched
+	js      jetstream.JetStream
+	// stopWatch ends the health check; closed is set once Close began.
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
+	closed    atomic.Bool
+
 	closeOnce sync.Once
 	closeErr  error
 }
+
+// watch registers a durable consumer for the health check.
+func (r *Router) watchConsumer(js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig, dc *drainableConsumer) {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	r.js = js
+	r.watched = append(r.watched, &watched{stream: stream, cfg: cfg, dc: dc})
+}
+
+func (r *Router) closing() bool { return r.closed.Load() }
 
 // New builds the router: a JetStream subscriber bound to the durable
 // consumer subjects.GatewayConsumer on the raw stream (created here if
 // missing, never deleted, so it survives restarts and is shared by every
 // replica), a JetStream publisher for outcomes, and the middleware stack
-// Poison → Retry → Recoverer around the handler. The streams must exist
+// InProgress → Poison → Retry → Recoverer around the handler. The streams must exist
 // (subjects.Ensure).
 func New(ctx context.Context, cfg Config) (*Router, error) {
 	cfg.setDefaults()
@@ -142,8 +173,12 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	}
 	closeAll := closeConn
 
+	// MaxDeliver is the handler's, set once it is built (before Run binds
+	// the consumer).
 	consumerCfg := subjects.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 	consumers := &consumerSet{}
+	prog := newProgress()
+	r := &Router{cfg: cfg, consumers: consumers}
 	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 		Conn:           conn,
 		Logger:         wlog,
@@ -151,7 +186,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		// A failed message waits a little before redelivery, so a bus or
 		// store outage is not a busy loop.
 		NakDelay:    wmjs.NewStaticDelay(time.Second),
-		Unmarshaler: Unmarshaler{},
+		Unmarshaler: Unmarshaler{progress: prog},
 		// The handler records and publishes before it returns, and a
 		// redelivered input republishes its recorded outcome under the same
 		// Nats-Msg-Id: a lost ack costs a redelivery, never an outcome, so
@@ -167,17 +202,19 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 				return nil, nil, fmt.Errorf("binding durable consumer %s: %w", consumerCfg.Durable, err)
 			}
 			// No closer: the durable outlives this process.
-			return consumers.add(c), nil, nil
+			dc := consumers.add(c)
+			r.watchConsumer(js, subjects.StreamRaw, consumerCfg, dc)
+			return dc, nil, nil
 		},
 	})
 	if err != nil {
 		closeAll()
 		return nil, fmt.Errorf("router: subscriber: %w", err)
 	}
-	pub, err := wmjs.NewPublisher(wmjs.PublisherConfig{Conn: conn, Logger: wlog})
+	pub, err := NewPublisher(conn, cfg.PublishTimeout)
 	if err != nil {
 		closeAll()
-		return nil, fmt.Errorf("router: publisher: %w", err)
+		return nil, err
 	}
 	concurrency := cfg.Workers
 	if cfg.Partial {
@@ -189,6 +226,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		return nil, err
 	}
 	closeAll = func() { _ = h.Close(); closeConn() }
+	consumerCfg.MaxDeliver = h.MaxDeliver()
 
 	wm, err := message.NewRouter(message.RouterConfig{CloseTimeout: cfg.CloseTimeout}, wlog)
 	if err != nil {
@@ -196,6 +234,9 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		return nil, fmt.Errorf("router: %w", err)
 	}
 	wm.AddMiddleware(
+		// Outermost: the message's whole time in hand counts, retries
+		// and its dead letter included.
+		prog.middleware(max(cfg.AckWait/3, 100*time.Millisecond)),
 		h.Poison(),
 		middleware.Retry{
 			MaxRetries:      3,
@@ -220,16 +261,19 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	}
 	if cfg.Partial {
 		partialCfg := subjects.PartialConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
+		partialCfg.MaxDeliver = h.MaxDeliver()
 		psub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 			Conn: conn, Logger: wlog, AckWaitTimeout: cfg.AckWait, NakDelay: wmjs.NewStaticDelay(time.Second),
-			Unmarshaler: Unmarshaler{}, AckAsync: true,
+			Unmarshaler: Unmarshaler{progress: prog}, AckAsync: true,
 			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
 			ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
 				c, err := js.CreateOrUpdateConsumer(ctx, subjects.StreamPartial, partialCfg)
 				if err != nil {
 					return nil, nil, fmt.Errorf("binding durable consumer %s: %w", partialCfg.Durable, err)
 				}
-				return consumers.add(c), nil, nil
+				dc := consumers.add(c)
+				r.watchConsumer(js, subjects.StreamPartial, partialCfg, dc)
+				return dc, nil, nil
 			},
 		})
 		if err != nil {
@@ -240,7 +284,8 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 			wm.AddConsumerHandler(fmt.Sprintf("partial-chunks-%d", i), subjects.PartialPrefix+".>", psub, h.HandleChunk)
 		}
 	}
-	return &Router{cfg: cfg, wm: wm, consumers: consumers, handler: h}, nil
+	r.wm, r.handler = wm, h
+	return r, nil
 }
 
 // Run processes raw outputs until ctx is done or Close is called; either
@@ -251,6 +296,25 @@ func (r *Router) Run(ctx context.Context) error {
 	// context that never ends, and ctx is watched here instead.
 	done := make(chan error, 1)
 	go func() { done <- r.wm.Run(context.WithoutCancel(ctx)) }()
+	wctx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	watchDone := make(chan struct{})
+	r.watchMu.Lock()
+	r.stopWatch, r.watchDone = stopWatch, watchDone
+	r.watchMu.Unlock()
+	go func() {
+		defer close(watchDone)
+		select {
+		case <-r.wm.Running():
+		case <-wctx.Done():
+			return
+		}
+		r.watchMu.Lock()
+		js := r.js
+		r.watchMu.Unlock()
+		if js != nil {
+			r.watch(wctx, js)
+		}
+	}()
 	select {
 	case err := <-done:
 		return err
@@ -268,6 +332,14 @@ func (r *Router) Running() <-chan struct{} { return r.wm.Running() }
 // Safe to call twice.
 func (r *Router) Close() error {
 	r.closeOnce.Do(func() {
+		r.closed.Store(true)
+		r.watchMu.Lock()
+		stop, done := r.stopWatch, r.watchDone
+		r.watchMu.Unlock()
+		if stop != nil {
+			stop()
+			<-done // a check in progress is bounded by HealthInterval
+		}
 		if !r.consumers.drain(r.cfg.CloseTimeout) {
 			r.cfg.Logger.Warn("messages still in flight at close; JetStream will redeliver them", "timeout", r.cfg.CloseTimeout)
 		}
@@ -279,7 +351,7 @@ func (r *Router) Close() error {
 func connect(url, name string) (*nats.Conn, error) {
 	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
 	if err != nil {
-		return nil, fmt.Errorf("router: connecting to %s: %w", url, err)
+		return nil, fmt.Errorf("router: connecting to %s: %w", natsurl.Redacted(url), err)
 	}
 	return nc, nil
 }

@@ -20,12 +20,16 @@ import (
 // the handler can judge them (and a dead letter keep them). The subject,
 // stream sequence and delivery count travel under the other handlers.Meta*
 // keys.
-type Unmarshaler struct{}
+type Unmarshaler struct {
+	// progress, when set, records each message for the in-progress
+	// middleware.
+	progress *progress
+}
 
 var _ wmjs.Unmarshaler = Unmarshaler{}
 
 // Unmarshal implements wmjs.Unmarshaler. The error is always nil.
-func (Unmarshaler) Unmarshal(msg jetstream.Msg) (*message.Message, error) {
+func (u Unmarshaler) Unmarshal(msg jetstream.Msg) (*message.Message, error) {
 	hdr := msg.Headers()
 	md := make(message.Metadata, len(hdr)+3)
 	var repeated map[string][]string
@@ -60,5 +64,8 @@ func (Unmarshaler) Unmarshal(msg jetstream.Msg) (*message.Message, error) {
 	}
 	m := message.NewMessage(id, msg.Data())
 	m.Metadata = md
+	if u.progress != nil {
+		u.progress.track(m, msg)
+	}
 	return m, nil
 }

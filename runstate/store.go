@@ -38,40 +38,48 @@ func (s *Store) Get(ctx context.Context, runID string) (*contract.RunState, uint
 	if err := json.Unmarshal(e.Value(), &rec); err != nil {
 		return nil, 0, fmt.Errorf("runstate: decoding %q: %w", runID, err)
 	}
-	rec.RunState.InputSeq, rec.RunState.OutcomeMsgID = rec.InputSeq, rec.OutcomeMsgID
+	rec.RunState.InputSeq, rec.RunState.OutcomeMsgID, rec.RunState.OutcomeSeq = rec.InputSeq, rec.OutcomeMsgID, rec.OutcomeSeq
 	return &rec.RunState, e.Revision(), nil
 }
 
 // Put writes st if the entry is still at revision (0: if it does not exist
-// yet), and returns handlers.ErrStateConflict when it is not.
-func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64) error {
+// yet) and returns the entry's new revision, or handlers.ErrStateConflict
+// when it is not at revision.
+func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64) (uint64, error) {
 	b, err := encodeRecord(st)
 	if err != nil {
-		return fmt.Errorf("runstate: encoding %q: %w", st.RunID, err)
+		return 0, fmt.Errorf("runstate: encoding %q: %w", st.RunID, err)
 	}
-	return casPut(ctx, s.kv, subjects.RunKey(st.RunID), b, revision)
+	return casPutRev(ctx, s.kv, subjects.RunKey(st.RunID), b, revision)
 }
 
 // casPut writes b under key if the entry is still at revision (0: if it
 // does not exist yet), and returns handlers.ErrStateConflict when it is not.
 func casPut(ctx context.Context, kv jetstream.KeyValue, key string, b []byte, revision uint64) error {
+	_, err := casPutRev(ctx, kv, key, b, revision)
+	return err
+}
+
+// casPutRev is casPut, returning the entry's new revision.
+func casPutRev(ctx context.Context, kv jetstream.KeyValue, key string, b []byte, revision uint64) (uint64, error) {
+	var rev uint64
 	var err error
 	if revision == 0 {
-		_, err = kv.Create(ctx, key, b)
+		rev, err = kv.Create(ctx, key, b)
 		if errors.Is(err, jetstream.ErrKeyExists) {
-			return fmt.Errorf("runstate: create %q: %w", key, handlers.ErrStateConflict)
+			return 0, fmt.Errorf("runstate: create %q: %w", key, handlers.ErrStateConflict)
 		}
 	} else {
-		_, err = kv.Update(ctx, key, b, revision)
+		rev, err = kv.Update(ctx, key, b, revision)
 		// Replicated buckets report a revision conflict as key exists.
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
-			return fmt.Errorf("runstate: update %q: %w", key, handlers.ErrStateConflict)
+			return 0, fmt.Errorf("runstate: update %q: %w", key, handlers.ErrStateConflict)
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("runstate: put %q: %w", key, err)
+		return 0, fmt.Errorf("runstate: put %q: %w", key, err)
 	}
-	return nil
+	return rev, nil
 }
 
 // recordHead is a record without its outcome.
@@ -84,6 +92,7 @@ type recordHead struct {
 	Replays      []uint64           `json:"replays,omitempty"`
 	InputSeq     uint64             `json:"input_seq,omitempty"`
 	OutcomeMsgID string             `json:"outcome_msg_id,omitempty"`
+	OutcomeSeq   uint64             `json:"outcome_seq,omitempty"`
 
 	// BlueprintRevision: see contract.RunState.
 	BlueprintRevision uint64 `json:"blueprint_revision,omitempty"`
@@ -96,7 +105,7 @@ type recordHead struct {
 func encodeRecord(st *contract.RunState) ([]byte, error) {
 	head, err := json.Marshal(recordHead{
 		RunID: st.RunID, AgentID: st.AgentID, Status: st.Status, Attempts: st.Attempts, UpdatedAt: st.UpdatedAt,
-		Replays: st.Replays, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID,
+		Replays: st.Replays, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID, OutcomeSeq: st.OutcomeSeq,
 		BlueprintRevision: st.BlueprintRevision,
 	})
 	if err != nil {
@@ -119,4 +128,5 @@ type record struct {
 	contract.RunState
 	InputSeq     uint64 `json:"input_seq,omitempty"`
 	OutcomeMsgID string `json:"outcome_msg_id,omitempty"`
+	OutcomeSeq   uint64 `json:"outcome_seq,omitempty"`
 }

@@ -54,27 +54,31 @@ func TestStore_compareAndSet(t *testing.T) {
 		}
 		first := &contract.RunState{RunID: id, AgentID: "a", Status: contract.RunRetryRequested, Attempts: 1,
 			Outcome: []byte(`{"retry_prompt":"<x>"}`)}
-		if err := s.Put(ctx, first, 0); err != nil {
+		created, err := s.Put(ctx, first, 0)
+		if err != nil {
 			t.Fatalf("%q: create: %v", id, err)
 		}
-		if err := s.Put(ctx, first, 0); !errors.Is(err, handlers.ErrStateConflict) {
+		if _, err := s.Put(ctx, first, 0); !errors.Is(err, handlers.ErrStateConflict) {
 			t.Fatalf("%q: second create = %v, want ErrStateConflict", id, err)
 		}
 		got, rev, err := s.Get(ctx, id)
+		if rev != created {
+			t.Errorf("%q: Put returned revision %d, Get %d", id, created, rev)
+		}
 		if err != nil || got.RunID != id || got.Attempts != 1 || string(got.Outcome) != `{"retry_prompt":"<x>"}` {
 			t.Fatalf("%q: Get = %+v, %v", id, got, err)
 		}
 		next := *got
 		next.Status, next.Attempts = contract.RunCompleted, 2
-		next.Replays, next.InputSeq, next.OutcomeMsgID = []uint64{7}, 42, id+".2.valid"
-		if err := s.Put(ctx, &next, rev+5); !errors.Is(err, handlers.ErrStateConflict) {
+		next.Replays, next.InputSeq, next.OutcomeMsgID, next.OutcomeSeq = []uint64{7}, 42, id+".2.valid", 9
+		if _, err := s.Put(ctx, &next, rev+5); !errors.Is(err, handlers.ErrStateConflict) {
 			t.Fatalf("%q: stale update = %v, want ErrStateConflict", id, err)
 		}
-		if err := s.Put(ctx, &next, rev); err != nil {
+		if _, err := s.Put(ctx, &next, rev); err != nil {
 			t.Fatalf("%q: update: %v", id, err)
 		}
 		if got, _, _ := s.Get(ctx, id); got.Status != contract.RunCompleted || got.Attempts != 2 ||
-			len(got.Replays) != 1 || got.Replays[0] != 7 || got.InputSeq != 42 || got.OutcomeMsgID != id+".2.valid" ||
+			len(got.Replays) != 1 || got.Replays[0] != 7 || got.InputSeq != 42 || got.OutcomeMsgID != id+".2.valid" || got.OutcomeSeq != 9 ||
 			string(got.Outcome) != `{"retry_prompt":"<x>"}` {
 			t.Errorf("%q: after update = %+v", id, got)
 		}

@@ -49,6 +49,10 @@ func (l *loader) schemaFile(p string) *Schema {
 		return nil
 	}
 	l.idSource[id] = file
+	if err := checkLimits(raw, doc, id, file, l.idSource); err != nil {
+		l.fail(file, err)
+		return nil
+	}
 	s, err := l.compile(l.reg.compiler, raw, doc, id, file)
 	if err != nil {
 		l.fail(file, err)

@@ -98,4 +98,14 @@ var (
 	// ErrDuplicateBlueprint is returned when two blueprint files declare the
 	// same agent name.
 	ErrDuplicateBlueprint = errors.New("duplicate blueprint name")
+
+	// ErrSchemaLimit is returned for a schema over a load limit: its size,
+	// its chain of $refs, or its estimated evaluation cost (see
+	// MaxSchemaBytes, MaxRefDepth, MaxSchemaCost).
+	ErrSchemaLimit = errors.New("schema over a load limit")
+
+	// ErrRefCycle is returned for a schema whose references loop without
+	// consuming input ("$ref": "#", or a → b → a through $ref, allOf,
+	// anyOf, ...): kaptinlin would accept every document.
+	ErrRefCycle = errors.New("reference cycle that consumes no input")
 )

@@ -1,14 +1,18 @@
 package test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
@@ -106,13 +110,13 @@ type failFirstPut struct {
 	failed map[string]bool
 }
 
-func (s *failFirstPut) Put(ctx context.Context, st *contract.RunState, rev uint64) error {
+func (s *failFirstPut) Put(ctx context.Context, st *contract.RunState, rev uint64) (uint64, error) {
 	s.mu.Lock()
 	first := !s.failed[st.RunID]
 	s.failed[st.RunID] = true
 	s.mu.Unlock()
 	if first {
-		return errors.New("injected: store unreachable")
+		return 0, errors.New("injected: store unreachable")
 	}
 	return s.RunStore.Put(ctx, st, rev)
 }
@@ -127,15 +131,27 @@ type failFirstPublish struct {
 }
 
 func (p *failFirstPublish) Publish(topic string, msgs ...*message.Message) error {
-	run := msgs[0].Metadata.Get(contract.HeaderRunID)
-	p.mu.Lock()
-	first := !p.failed[run]
-	p.failed[run] = true
-	p.mu.Unlock()
-	if first {
+	if p.fails(msgs[0]) {
 		return errors.New("injected: crashed before publishing")
 	}
 	return p.Publisher.Publish(topic, msgs...)
+}
+
+// PublishSeq keeps the router's publisher a handlers.SeqPublisher.
+func (p *failFirstPublish) PublishSeq(ctx context.Context, topic string, msg *message.Message) (uint64, error) {
+	if p.fails(msg) {
+		return 0, errors.New("injected: crashed before publishing")
+	}
+	return p.Publisher.(handlers.SeqPublisher).PublishSeq(ctx, topic, msg)
+}
+
+func (p *failFirstPublish) fails(msg *message.Message) bool {
+	run := msg.Metadata.Get(contract.HeaderRunID)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	first := !p.failed[run]
+	p.failed[run] = true
+	return first
 }
 
 func TestGateway_failureBetweenRecordAndPublish(t *testing.T) {
@@ -176,4 +192,122 @@ func TestGateway_failureBetweenRecordAndPublish(t *testing.T) {
 			assertOneOutcomeEach(t, b, map[string]int{"crash-valid": 1, "crash-retry": 2})
 		})
 	}
+}
+
+// ackDropper dials NATS and, from the first ack of a raw output on, drops
+// every such ack the client writes, as a process killed before its
+// asynchronous acks went out would: the outcomes of those messages are
+// published and recorded, their acks lost. Everything else goes through,
+// so the router still shuts down cleanly.
+type ackDropper struct {
+	mu      sync.Mutex
+	dropped int
+}
+
+var rawAck = []byte("PUB $JS.ACK." + subjects.StreamRaw + ".")
+
+func (d *ackDropper) Dial(network, address string) (net.Conn, error) {
+	c, err := net.Dial(network, address)
+	if err != nil {
+		return nil, err
+	}
+	return &ackDroppingConn{Conn: c, d: d}, nil
+}
+
+func (d *ackDropper) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.dropped
+}
+
+type ackDroppingConn struct {
+	net.Conn
+	d *ackDropper
+}
+
+// Write drops each whole "PUB $JS.ACK.<raw stream>... <n>\r\n<payload>\r\n"
+// frame of p.
+func (c *ackDroppingConn) Write(p []byte) (int, error) {
+	out, n := p, 0
+	for {
+		i := bytes.Index(out, rawAck)
+		if i < 0 {
+			break
+		}
+		eol := bytes.Index(out[i:], []byte("\r\n"))
+		if eol < 0 {
+			break
+		}
+		fields := bytes.Fields(out[i : i+eol])
+		size, err := strconv.Atoi(string(fields[len(fields)-1]))
+		end := i + eol + 2 + size + 2
+		if err != nil || end > len(out) {
+			break
+		}
+		out = append(append([]byte{}, out[:i]...), out[end:]...)
+		n++
+	}
+	if n > 0 {
+		c.d.mu.Lock()
+		c.d.dropped += n
+		c.d.mu.Unlock()
+	}
+	if _, err := c.Conn.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Exactly one outcome per (run, attempt) however long the gateway was
+// down: the acks of the first raw outputs the gateway handles are lost, it
+// stops, stays down longer than the streams' de-duplication window, and
+// comes back. Those inputs are redelivered after the window, when
+// JetStream would store a republished outcome again: the run's state says
+// each is stored, so nothing is republished.
+func TestGateway_outageLongerThanTheDedupeWindow(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	streams := subjects.StreamsConfig{Duplicates: 500 * time.Millisecond}
+	if _, err := subjects.Ensure(context.Background(), b.js, streams); err != nil {
+		t.Fatal(err)
+	}
+	reg, err := schemas.Load(examplesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const runs = 12
+	want := map[string]int{}
+	for i := range runs {
+		run := fmt.Sprintf("outage-%02d", i)
+		payload := validReview
+		if i%3 == 0 {
+			payload = badReview
+		}
+		b.publish(raw{agent: "pr-reviewer", run: run, payload: payload})
+		want[run] = 1
+	}
+
+	dropper := &ackDropper{}
+	nc, err := nats.Connect(b.srv.ClientURL(), nats.SetCustomDialer(dropper))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One worker, so that every message whose outcome went out is acked
+	// (and the ack dropped) before the next is taken.
+	setup := routerSetup{conn: nc, streams: streams, ackWait: time.Second, workers: 1}
+	stop := b.startRouterWith(reg, setup)
+	waitFor(t, 15*time.Second, "acks dropped", func() bool { return dropper.count() >= 3 })
+	stop()
+	before := len(b.outcomes())
+	downFrom := time.Now()
+
+	// Down for four windows, then back.
+	time.Sleep(4 * streams.Duplicates)
+	setup.conn = nil
+	b.startRouterWith(reg, setup)
+	waitFor(t, 30*time.Second, "every outcome", func() bool { return len(b.outcomes()) >= runs })
+	b.awaitIdle()
+	t.Logf("%d runs, %d outcome(s) before the outage, %d ack(s) lost, down %s with a %s window, %d outcome(s) in all",
+		runs, before, dropper.count(), time.Since(downFrom).Round(100*time.Millisecond), streams.Duplicates, len(b.outcomes()))
+	assertOneOutcomeEach(t, b, want)
 }

@@ -68,41 +68,87 @@ func (b *bus) ensureStreams() {
 func (b *bus) startRouter(reg handlers.Registry, wrapStore func(handlers.RunStore) handlers.RunStore,
 	wrapPub func(message.Publisher) message.Publisher) {
 	b.t.Helper()
+	b.startRouterWith(reg, routerSetup{wrapStore: wrapStore, wrapPub: wrapPub})
+}
+
+// routerSetup tunes startRouterWith; the zero value is startRouter's.
+type routerSetup struct {
+	wrapStore func(handlers.RunStore) handlers.RunStore
+	wrapPub   func(message.Publisher) message.Publisher
+	// conn, when set, is the router's connection (a test can cut it).
+	conn *nats.Conn
+	// streams, ackWait and workers tune the streams and the consumer.
+	streams subjects.StreamsConfig
+	ackWait time.Duration
+	workers int
+	// gate and handler tune the gate and the handler before they are
+	// built.
+	gate    func(*handlers.GateConfig)
+	handler func(*handlers.HandlerConfig)
+	router  func(*routerConfig)
+}
+
+// routerConfig is the router's configuration, for routerSetup.router.
+type routerConfig = router.Config
+
+// startRouterWith is startRouter with more to tune. It returns a function
+// that closes the router and waits for it (also called when the test ends).
+func (b *bus) startRouterWith(reg handlers.Registry, rs routerSetup) (stop func()) {
+	b.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	b.t.Cleanup(cancel)
-	kv, err := subjects.Ensure(ctx, b.js, subjects.StreamsConfig{})
+	kv, err := subjects.Ensure(ctx, b.js, rs.streams)
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	gate, err := handlers.NewGate(handlers.GateConfig{Registry: reg})
+	gcfg := handlers.GateConfig{Registry: reg}
+	if rs.gate != nil {
+		rs.gate(&gcfg)
+	}
+	gate, err := handlers.NewGate(gcfg)
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	var store handlers.RunStore = runstate.New(kv)
-	if wrapStore != nil {
-		store = wrapStore(store)
+	if rs.wrapStore != nil {
+		store = rs.wrapStore(store)
 	}
 	ckv, err := b.js.KeyValue(ctx, subjects.ChunksBucket)
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	r, err := router.New(ctx, router.Config{
+	rcfg := router.Config{
 		URL:     b.srv.ClientURL(),
+		Conn:    rs.conn,
+		AckWait: rs.ackWait,
+		Workers: rs.workers,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Partial: true,
 		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
-			if wrapPub != nil {
-				pub = wrapPub(pub)
+			if rs.wrapPub != nil {
+				pub = rs.wrapPub(pub)
 			}
-			return handlers.NewHandler(handlers.HandlerConfig{Gate: gate, Store: store, Chunks: runstate.NewChunks(ckv), Publisher: pub, Concurrency: concurrency})
+			hcfg := handlers.HandlerConfig{Gate: gate, Store: store, Chunks: runstate.NewChunks(ckv),
+				DeadLetters: runstate.NewDeadLetters(b.js), Publisher: pub, Concurrency: concurrency}
+			if rs.handler != nil {
+				rs.handler(&hcfg)
+			}
+			return handlers.NewHandler(hcfg)
 		},
-	})
+	}
+	if rs.router != nil {
+		rs.router(&rcfg)
+	}
+	r, err := router.New(ctx, rcfg)
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	b.t.Cleanup(func() { _ = r.Close(); <-done })
+	var once sync.Once
+	stop = func() { once.Do(func() { _ = r.Close(); <-done }) }
+	b.t.Cleanup(stop)
+	return stop
 }
 
 // runningGateway is a gateway running in the background of a test.
@@ -311,4 +357,29 @@ func field(m map[string]any, path ...string) any {
 		cur = obj[p]
 	}
 	return cur
+}
+
+// streamSeqOf is the stream sequence of the first message of run in stream,
+// as a string ("" when there is none).
+func (b *bus) streamSeqOf(stream, run string) string {
+	b.t.Helper()
+	for i, o := range b.streamMessages(stream) {
+		if o.Headers.Get(contract.HeaderRunID) == run {
+			return strconv.Itoa(i + 1)
+		}
+	}
+	return ""
+}
+
+// consumerAckPending reports whether the raw consumer has at least n
+// messages delivered and not yet acked.
+func (b *bus) consumerAckPending(n int) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := b.js.Consumer(ctx, subjects.StreamRaw, subjects.GatewayConsumer)
+	if err != nil {
+		return false
+	}
+	info, err := c.Info(ctx)
+	return err == nil && info.NumAckPending >= n
 }

@@ -1,7 +1,6 @@
 package test
 
 import (
-	"github.com/agentgate/agentgate/schemas"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +8,8 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/schemas"
 )
 
 // Hostile inputs end in the outcome the contract gives them, with no crash,
@@ -16,7 +17,10 @@ import (
 func TestGateway_hostileInputs(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	startGateway(t, b)
+	// The outcomes here are the pipeline's own, not the decision limit's:
+	// under the race detector on a busy box, repairing 1 MiB of brackets
+	// alone can take longer than the default 5 s.
+	startGateway(t, b, func(c *gateway.Config) { c.Limits.DecisionTimeout = 2 * time.Minute })
 
 	tests := []struct {
 		name        string
@@ -150,5 +154,68 @@ func TestGateway_panicIsDeadLettered(t *testing.T) {
 	b.awaitIdle()
 	if st := b.runState("boom"); st != nil {
 		t.Errorf("run state changed: %s", st.Status)
+	}
+}
+
+// A forged Replay-Of header reopens nothing: the replay branch is taken
+// only for a dead letter that exists, is on this run and attempt, and was
+// never replayed. Each forgery is an invalid_envelope dead letter that
+// leaves the run alone, and the executor's genuine next attempt is decided
+// as usual.
+func TestGateway_forgedReplayIsRefused(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	startGateway(t, b)
+
+	// A run waiting for its attempt 2, forged at its answered attempt 1.
+	b.publish(raw{agent: "pr-reviewer", run: "forge-retry", attempt: 1, payload: badReview})
+	b.awaitState("forge-retry", contract.RunRetryRequested, 1)
+	b.publish(raw{agent: "pr-reviewer", run: "forge-retry", attempt: 1, payload: validReview,
+		headers: nats.Header{"Replay-Of": {"999"}}})
+	// A failed run, and a genuine dead letter of another run named by a
+	// forged replay.
+	b.publish(raw{agent: "pr-reviewer", run: "forge-failed", payload: "{\"summary\": \"\xc3\x28\"}"})
+	b.publish(raw{agent: "pr-reviewer", run: "forge-failed-2", attempt: 1, payload: badReview})
+	b.publish(raw{agent: "pr-reviewer", run: "forge-failed-2", attempt: 2, payload: badReview})
+	b.awaitState("forge-failed-2", contract.RunFailed, 2)
+	dl := b.awaitOutcomes("forge-failed-2", 2)[1]
+	if dl.Headers.Get(contract.HeaderOutcome) != "dlq" {
+		t.Fatalf("want a dead letter, got %s", dl.Data)
+	}
+	dlSeq := b.streamSeqOf("AGENT_OUTPUT_DLQ", "forge-failed-2")
+	for _, seq := range []string{"1", "999", dlSeq} {
+		b.publish(raw{agent: "pr-reviewer", run: "forge-failed-2", attempt: 1, payload: validReview,
+			headers: nats.Header{"Replay-Of": {seq}}})
+	}
+	b.publish(raw{agent: "pr-reviewer", run: "forge-retry", attempt: 2, payload: validReview})
+
+	b.awaitState("forge-retry", contract.RunCompleted, 2)
+	got := b.awaitOutcomes("forge-retry", 3)
+	kinds := map[string]int{}
+	for _, o := range got {
+		k := o.Headers.Get(contract.HeaderOutcome)
+		if k == "dlq" {
+			k += "/" + field(o.Body, "error", "type").(string)
+		}
+		kinds[k+"@"+o.Headers.Get(contract.HeaderAttempt)]++
+	}
+	want := map[string]int{"retry@1": 1, "dlq/invalid_envelope@1": 1, "valid@2": 1}
+	if len(kinds) != len(want) || kinds["retry@1"] != 1 || kinds["dlq/invalid_envelope@1"] != 1 || kinds["valid@2"] != 1 {
+		t.Errorf("forge-retry outcomes = %v, want %v", kinds, want)
+	}
+
+	b.awaitOutcomes("forge-failed-2", 5)
+	b.awaitIdle()
+	got = b.outcomesOf("forge-failed-2")
+	if len(got) != 5 {
+		t.Fatalf("forge-failed-2: %d outcomes, want 2 and 3 refusals", len(got))
+	}
+	for _, o := range got[2:] {
+		if field(o.Body, "error", "type") != "invalid_envelope" {
+			t.Errorf("forged replay: %s", o.Data)
+		}
+	}
+	if st := b.runState("forge-failed-2"); st.Status != contract.RunFailed || st.Attempts != 2 || len(st.Replays) != 0 {
+		t.Errorf("run state after forged replays: %+v", st)
 	}
 }

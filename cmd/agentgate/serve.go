@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentgate/agentgate/agentproto"
@@ -75,5 +77,20 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.DurationVar(&cfg.GateHeartbeat, "gate-heartbeat", agentproto.DefaultHeartbeat, "gated twins: heartbeat interval (at least 1s)")
 	f.DurationVar(&cfg.GateDiscoveryWait, "gate-discovery-wait", agentproto.DefaultDiscoveryWait, "gated twins: how long one discovery of an upstream agent collects replies")
 	addLogFlags(cmd)
+	addLimitFlags(cmd, &cfg)
 	return cmd
+}
+
+// addLimitFlags adds the flags of the limits table (contract section 13).
+func addLimitFlags(cmd *cobra.Command, cfg *gateway.Config) {
+	f, l := cmd.Flags(), &cfg.Limits
+	f.DurationVar(&l.DecisionTimeout, "decision-timeout", handlers.DefaultDecisionTimeout, "longest decision on one output; past it a processing_limit dead letter")
+	f.DurationVar(&l.StoreTimeout, "store-timeout", handlers.DefaultStoreTimeout, "deadline of each run-state call, from its start")
+	f.DurationVar(&l.PublishTimeout, "publish-timeout", handlers.DefaultPublishTimeout, "deadline of each outcome publish, from its start")
+	f.IntVar(&l.MaxInFlightBytes, "max-in-flight-bytes", handlers.DefaultMaxInFlightBytes, "payload bytes decided at once")
+	f.IntVar(&l.MaxDeliver, "max-deliver", handlers.DefaultMaxDeliver, "deliveries of a raw output before one that still fails is a processing_limit dead letter")
+	f.IntVar(&l.MaxViolations, "max-violations", handlers.DefaultMaxViolations, "violations listed in one outcome; the rest are counted")
+	f.DurationVar(&l.ShutdownTimeout, "shutdown-timeout", handlers.DefaultCloseTimeout, "bound on each stage of a graceful shutdown")
+	f.DurationVar(&cfg.AckWait, "ack-wait", 30*time.Second, "how long a raw output may go without an ack or progress report before redelivery")
+	f.DurationVar(&cfg.Streams.Duplicates, "dedupe-window", 2*time.Minute, "JetStream de-duplication window of the streams")
 }

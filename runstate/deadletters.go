@@ -1,0 +1,48 @@
+package runstate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/subjects"
+)
+
+// DeadLetters is a handlers.DeadLetters on the dead-letter stream: it tells
+// the gateway which run and attempt a replayed dead letter belongs to.
+type DeadLetters struct {
+	js jetstream.JetStream
+}
+
+var _ handlers.DeadLetters = (*DeadLetters)(nil)
+
+// NewDeadLetters returns a DeadLetters on js's dead-letter stream.
+func NewDeadLetters(js jetstream.JetStream) *DeadLetters { return &DeadLetters{js: js} }
+
+// DeadLetter returns the run and attempt of the dead letter at seq, read
+// from the headers the gateway published it with; nil when the stream holds
+// no message there, or one on a subject that is not a dead letter's.
+func (d *DeadLetters) DeadLetter(ctx context.Context, seq uint64) (*handlers.DeadLetterRef, error) {
+	s, err := d.js.Stream(ctx, subjects.StreamDLQ)
+	if err != nil {
+		return nil, fmt.Errorf("runstate: dead-letter stream: %w", err)
+	}
+	m, err := s.GetMsg(ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runstate: dead letter %d: %w", seq, err)
+	}
+	if !strings.HasPrefix(m.Subject, subjects.DLQPrefix+".") || m.Header.Get(contract.HeaderOutcome) != string(contract.OutcomeDLQ) {
+		return nil, nil
+	}
+	attempt, _ := strconv.Atoi(m.Header.Get(contract.HeaderAttempt))
+	return &handlers.DeadLetterRef{Seq: seq, RunID: m.Header.Get(contract.HeaderRunID), Attempt: attempt}, nil
+}
