@@ -153,6 +153,8 @@ func TestCluster_deployFiles(t *testing.T) {
 	t.Cleanup(anc.Close)
 	if _, err := natsconn.Connect(natsconn.Options{Servers: all, User: "pr-reviewer", Password: sec.passwords["pr-reviewer"]}, ""); err == nil {
 		t.Error("connected without verifying the server's certificate")
+	} else if !strings.Contains(err.Error(), "give --tlsca") || !strings.Contains(err.Error(), `user "pr-reviewer"`) {
+		t.Errorf("a server with an unknown CA: %v, want the credential and the advice to give --tlsca", err)
 	}
 	ajs, _ := jetstream.New(anc)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

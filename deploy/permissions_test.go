@@ -168,6 +168,33 @@ func TestPermissions_agentAttacksAreRefused(t *testing.T) {
 		agent.refused(t, "Publish", subjects.Raw("code-analyzer"))
 	})
 
+	t.Run("a consumer reads results and nothing else", func(t *testing.T) {
+		cons := connectAs(t, url, "consumer", sec.passwords["consumer"])
+		cjs, _ := jetstream.New(cons.Conn)
+		s, err := cjs.Stream(ctx, subjects.StreamValid)
+		if err != nil {
+			t.Fatalf("consumer cannot read the valid stream: %v", err)
+		}
+		c, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := c.Next(jetstream.FetchMaxWait(5 * time.Second))
+		if err != nil {
+			t.Fatalf("consumer cannot fetch a result: %v", err)
+		}
+		if err := executor.Verify(m.Subject(), m.Headers(), m.Data(), sec.gatewayPub); err != nil {
+			t.Errorf("stored result: %v", err)
+		}
+		for _, subj := range []string{subjects.Raw("pr-reviewer"), subjects.Valid("pr-reviewer")} {
+			_ = cons.Publish(subj, []byte(`{}`))
+			cons.refused(t, "Publish", subj)
+		}
+		if _, err := cjs.Stream(shortCtx(t), subjects.StreamDLQ); err == nil {
+			t.Error("consumer reads the dead letters")
+		}
+	})
+
 	// Only the two genuine results are in the valid stream.
 	waitFor(t, 5*time.Second, "two valid results", func() bool { return count(subjects.StreamValid) == 2 })
 	time.Sleep(100 * time.Millisecond) // a forged third would have landed by now

@@ -68,6 +68,14 @@ func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
 	host, port, _ := splitHostPort(cfg.Listen)
 	if port == 0 {
 		port = server.RANDOM_PORT
+	} else {
+		// The server only logs why it cannot listen (and logs nothing
+		// here): find out first, so the error says "address in use".
+		ln, err := net.Listen("tcp", cfg.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("embedded NATS: %w", err)
+		}
+		_ = ln.Close()
 	}
 	opts := &server.Options{}
 	if cfg.AuthFile != "" {

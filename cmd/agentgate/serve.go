@@ -20,11 +20,20 @@ func newServeCmd() *cobra.Command {
 		Long: `Run the gateway. With no flags it starts an embedded NATS server with JetStream
 (127.0.0.1:4222, files under ./data) and serves the bundled example configuration;
 --server (or NATS_URL, or --context) connects to an existing NATS deployment
-instead, with the credentials and TLS options the nats CLI takes. The HTTP API
-(/healthz, /v1/runs, /v1/agents, /v1/schemas, /v1/dlq, /metrics) listens on --http;
-with --api-token-file every route but those of --http-open needs a bearer token, and
-without one the API is served on a loopback address only.
+instead, with the credentials and TLS options the nats CLI takes. Without --auth
+the embedded server has no authentication and listens on loopback only; with
+--auth deploy/nats/auth.conf it enforces those users and permissions, and the
+gateway connects to it as its own user (--nkey gateway.nk, which also signs
+the outcomes). The HTTP API (/healthz, /v1/runs, /v1/agents, /v1/schemas,
+/v1/dlq, /metrics) listens on --http; with --api-token-file every route but
+those of --http-open needs a bearer token, and without one the API is served
+on a loopback address only.
 SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`,
+		Example: `  agentgate serve
+  agentgate serve --auth deploy/nats/auth.conf --nkey gateway.nk --nats-listen 0.0.0.0:4222
+  agentgate serve -s nats://n1:4222,nats://n2:4222,nats://n3:4222 --nkey gateway.nk \
+    --tlsca ca.pem --stream-replicas 3 --config /etc/agentgate
+  agentgate serve --context prod`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logger, err := newLogger(cmd)
