@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -128,6 +129,9 @@ func TestCompose(t *testing.T) {
 			continue
 		}
 		gateways++
+		if err := apiSecured(toStrings(s.Command)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 		cmd := strings.Join(toStrings(s.Command), " ")
 		for _, want := range []string{"serve", "--server=nats://n1:4222,nats://n2:4222,nats://n3:4222", "--nkey=", "--tlsca=", "--stream-replicas=3"} {
 			if !strings.Contains(cmd, want) {
@@ -201,6 +205,13 @@ func TestKubernetes(t *testing.T) {
 			t.Errorf("no resources.%s", r)
 		}
 	}
+	var args []string
+	for _, a := range c["args"].([]any) {
+		args = append(args, a.(string))
+	}
+	if err := apiSecured(args); err != nil {
+		t.Error(err)
+	}
 	env := map[string]bool{}
 	for _, e := range c["env"].([]any) {
 		env[e.(map[string]any)["name"].(string)] = true
@@ -215,6 +226,23 @@ func TestKubernetes(t *testing.T) {
 			t.Errorf("volume uses secret %s, which the manifests do not define", name)
 		}
 	}
+}
+
+// apiSecured reports a gateway command line whose HTTP API listens beyond
+// loopback without tokens, which serve refuses (contract section 6.1).
+func apiSecured(args []string) error {
+	listen, tokens := "127.0.0.1:8080", false
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--http="); ok {
+			listen = v
+		}
+		tokens = tokens || strings.HasPrefix(a, "--api-token-file=") || a == "--http-no-auth"
+	}
+	host, _, _ := strings.Cut(listen, ":")
+	if host != "127.0.0.1" && host != "localhost" && !tokens {
+		return fmt.Errorf("the API listens on %s without --api-token-file: serve refuses to start", listen)
+	}
+	return nil
 }
 
 func dig(v any, path ...string) any {
