@@ -282,13 +282,4 @@ func (e *env) outcomesOf(run string) []*nats.Msg {
 }
 
 // waitFor polls cond until it holds or limit passes.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+var waitFor = natstest.WaitFor

@@ -3,6 +3,7 @@ package deploy_test
 import (
 	"context"
 	"errors"
+	"github.com/agentgate/agentgate/internal/natstest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,17 +99,8 @@ func (c *conn) refused(t *testing.T, op, subject string) {
 	})
 }
 
-// waitFor polls cond until it holds or the limit passes.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// waitFor polls cond until it holds or limit passes.
+var waitFor = natstest.WaitFor
 
 // shortCtx bounds one JetStream API call that the server is expected to
 // drop (a denied request gets no answer).

@@ -71,17 +71,8 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// waitFor polls cond until it holds or limit passes.
+var waitFor = natstest.WaitFor
 
 // scripted is a model that answers from a script, one entry per call (a
 // string or an error), and records the conversations it was given.

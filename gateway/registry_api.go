@@ -87,6 +87,23 @@ func (g *Gateway) regStore(w http.ResponseWriter) *registry.Store {
 	return g.regSvc.Store()
 }
 
+// pathSubject reads the schema name of the request's {name}, answering
+// the error itself when there is none to read.
+func (g *Gateway) pathSubject(w http.ResponseWriter, r *http.Request) (*registry.Subject, bool) {
+	st := g.regStore(w)
+	if st == nil {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), registryTimeout)
+	defer cancel()
+	sub, err := st.Subject(ctx, r.PathValue("name"))
+	if err != nil {
+		writeRegistryError(w, err)
+		return nil, false
+	}
+	return sub, true
+}
+
 // versionInfo is a version without its document.
 type versionInfo struct {
 	Version      string          `json:"version"`
@@ -101,15 +118,8 @@ func infoOfVersion(v registry.Version) versionInfo {
 }
 
 func (g *Gateway) schemaVersions(w http.ResponseWriter, r *http.Request) {
-	st := g.regStore(w)
-	if st == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), registryTimeout)
-	defer cancel()
-	sub, err := st.Subject(ctx, r.PathValue("name"))
-	if err != nil {
-		writeRegistryError(w, err)
+	sub, ok := g.pathSubject(w, r)
+	if !ok {
 		return
 	}
 	list := []versionInfo{}
@@ -126,16 +136,9 @@ func (g *Gateway) schemaVersions(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *Gateway) schemaVersion(w http.ResponseWriter, r *http.Request) {
-	st := g.regStore(w)
-	if st == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), registryTimeout)
-	defer cancel()
 	name, version := r.PathValue("name"), r.PathValue("version")
-	sub, err := st.Subject(ctx, name)
-	if err != nil {
-		writeRegistryError(w, err)
+	sub, ok := g.pathSubject(w, r)
+	if !ok {
 		return
 	}
 	var v *registry.Version
@@ -156,15 +159,8 @@ func (g *Gateway) schemaVersion(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *Gateway) schemaConfig(w http.ResponseWriter, r *http.Request) {
-	st := g.regStore(w)
-	if st == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), registryTimeout)
-	defer cancel()
-	sub, err := st.Subject(ctx, r.PathValue("name"))
-	if err != nil {
-		writeRegistryError(w, err)
+	sub, ok := g.pathSubject(w, r)
+	if !ok {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"name": sub.Name, "compatibility": sub.Level()})

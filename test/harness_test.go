@@ -334,17 +334,8 @@ func (b *bus) consumerIdle(stream, consumer string) bool {
 	return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && info.AckFloor.Stream >= last
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// waitFor polls cond until it holds or limit passes.
+var waitFor = natstest.WaitFor
 
 // field digs a value out of a decoded JSON object: field(m, "error", "type").
 func field(m map[string]any, path ...string) any {

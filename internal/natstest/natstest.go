@@ -97,3 +97,16 @@ func Gateway(t testing.TB, srv *server.Server, configDir string, mutate ...func(
 	}
 	return g, stop
 }
+
+// WaitFor polls cond every 20 ms until it holds, failing t with what it
+// waited for once limit has passed.
+func WaitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", limit, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
