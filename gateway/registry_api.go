@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -319,18 +320,19 @@ func readSchemaBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	var head struct {
-		ID string `json:"$id"`
+	id, err := registry.SchemaID(doc)
+	if err != nil {
+		writeRegistryError(w, &registry.InvalidError{Problems: []string{err.Error()}})
+		return nil, false
 	}
-	_ = json.Unmarshal(doc, &head)
-	name, _, err := registry.SplitID(head.ID)
+	name, _, err := registry.SplitID(id)
 	if err != nil {
 		writeRegistryError(w, &registry.InvalidError{Problems: []string{err.Error()}})
 		return nil, false
 	}
 	if want := r.PathValue("name"); name != want {
 		writeProblem(w, http.StatusBadRequest, "name_mismatch",
-			fmt.Sprintf("the schema's $id %q is a version of %q, not of %q", head.ID, name, want), nil)
+			fmt.Sprintf("the schema's $id %q is a version of %q, not of %q", id, name, want), nil)
 		return nil, false
 	}
 	return doc, true
@@ -399,6 +401,11 @@ func problemOf(err error) problem {
 	case errors.Is(err, registry.ErrTooLarge):
 		p.Error = "too_large"
 		p.Message += "; one entry holds every version of a schema name (deleted ones included): raise the NATS server's max_payload, or start a new name"
+	default:
+		// Not the registry's verdict: the bus or the store failed. Its text
+		// is for the log, never the answer (contract section 6.2).
+		slog.Error("registry call failed", "error", err)
+		p.Message = "the registry could not be read or written now; see the gateway's log"
 	}
 	return p
 }

@@ -96,14 +96,15 @@ func (r *Redactor) viewFor(agent, schemaID string) *view {
 		}
 		root := map[string]any{"properties": map[string]any{"args": map[string]any{"anyOf": args}}}
 		return &view{resolver: resolver, roots: []map[string]any{root}}
-	case ok && bp.OutputSchema != nil:
-		if !marks(bp.OutputSchema) {
-			return nil
-		}
-		return &view{resolver: bp.OutputSchema, roots: []map[string]any{bp.OutputSchema.Doc}}
 	}
+	// The schema the outcome names comes first: the blueprint may have
+	// moved to another version since. Either one's marks mask, so that a
+	// change in the registry never unmasks an older outcome.
 	if s, ok := r.reg.Schema(schemaID); ok && marks(s) {
 		return &view{resolver: s, roots: []map[string]any{s.Doc}}
+	}
+	if ok && bp.OutputSchema != nil && marks(bp.OutputSchema) {
+		return &view{resolver: bp.OutputSchema, roots: []map[string]any{bp.OutputSchema.Doc}}
 	}
 	return nil
 }
@@ -148,6 +149,10 @@ func (r *Redactor) Outcome(data []byte) ([]byte, error) {
 				maskMembers(m, "from", "to", "detail")
 			}
 		}
+	}
+	if p, ok := msg["partial"].(map[string]any); ok && p["document"] != nil {
+		// A partial re-ask carries the previous attempt's document.
+		p["document"] = v.doc(p["document"])
 	}
 	if _, ok := msg["retry_prompt"]; ok {
 		msg["retry_prompt"] = Mask + " (the retry prompt may hold sensitive values)"

@@ -2,9 +2,11 @@ package redact_test
 
 import (
 	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
@@ -118,6 +120,40 @@ func BenchmarkRedactor_Outcome(b *testing.B) {
 	for b.Loop() {
 		if _, err := r.Outcome(data); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A partial re-ask carries the previous attempt's document (partial.document):
+// its sensitive members are masked like result_data's.
+func TestRedactor_partialDocument(t *testing.T) {
+	bp, err := os.ReadFile("testdata/sensitive/agents/account-agent.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := os.ReadFile("testdata/sensitive/schemas/account.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := strings.Replace(string(bp), `"max_retries": 1,`, `"max_retries": 1, "retry": "partial",`, 1)
+	reg, err := schemas.LoadFS(fstest.MapFS{
+		"agents/account-agent.json":   {Data: []byte(partial)},
+		"schemas/account.schema.json": {Data: sc},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := decide(t, reg, `{"name":7,"ssn":"123-45-6789","cards":[],"integration":{"kind":"api","token":"tok-very-secret"}}`, 1)
+	if !strings.Contains(string(msg), `"partial"`) || !strings.Contains(string(msg), "123-45-6789") {
+		t.Fatalf("not a partial re-ask holding the document: %s", msg)
+	}
+	out, err := redact.New(reg).Outcome(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secrets {
+		if strings.Contains(string(out), s) {
+			t.Errorf("%q survived redaction: %s", s, out)
 		}
 	}
 }

@@ -52,6 +52,10 @@ func docID(doc []byte) (string, error) {
 	return id, nil
 }
 
+// SchemaID returns the id of a schema document: its "$id", or for a JSON
+// Type Definition its "metadata.id". ErrInvalid when it has neither.
+func SchemaID(doc []byte) (string, error) { return docID(doc) }
+
 // isJTD reports whether a schema document is a JSON Type Definition: it
 // names itself by metadata.id, not $id.
 func isJTD(doc []byte) bool {

@@ -26,7 +26,7 @@ const (
 // addAPIFlags adds the flags of the commands that call the HTTP API.
 func addAPIFlags(cmd *cobra.Command) {
 	cmd.Flags().String("api", defaultAPI, "base URL of a gateway's HTTP API")
-	cmd.Flags().String("token", "", "bearer token for the API (a write token for changes)")
+	cmd.Flags().String("api-token", "", "bearer token for the API (a write token for changes; env AGENTGATE_API_TOKEN)")
 	cmd.Flags().Bool("json", false, "print the API's JSON answer")
 }
 
@@ -39,7 +39,7 @@ type apiClient struct {
 
 func newAPIClient(cmd *cobra.Command) *apiClient {
 	base, _ := cmd.Flags().GetString("api")
-	token, _ := cmd.Flags().GetString("token")
+	token, _ := cmd.Flags().GetString("api-token")
 	return &apiClient{base: strings.TrimSuffix(base, "/"), token: token, http: &http.Client{Timeout: 30 * time.Second}}
 }
 

@@ -206,8 +206,15 @@ func TestReadme_tourFiles(t *testing.T) {
 			t.Fatalf("publish %d: exit %d: %s", i+1, code, out)
 		}
 	}
-	show, code := run(t, "", "dlq", "show", "--nats-url", url, "run-4")
-	if code != 0 || !strings.Contains(show, `"type": "output_schema_validation_failed"`) {
-		t.Errorf("dlq show run-4: exit %d: %s", code, show)
+	// The outcome reached publish's subscription; the stream stores it
+	// at about the same time, not necessarily before.
+	var show string
+	natstest.WaitFor(t, 10*time.Second, "dlq show run-4 to print the dead letter", func() bool {
+		var code int
+		show, code = run(t, "", "dlq", "show", "--nats-url", url, "run-4")
+		return code == 0
+	})
+	if !strings.Contains(show, `"type": "output_schema_validation_failed"`) {
+		t.Errorf("dlq show run-4: %s", show)
 	}
 }

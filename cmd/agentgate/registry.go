@@ -139,13 +139,13 @@ func pushFiles(arg string) (schemaFiles, agentFiles []pushFile, err error) {
 	if !info.IsDir() {
 		schemaPaths = []string{arg}
 	} else {
-		schemaPaths, _ = filepath.Glob(filepath.Join(arg, "schemas", "*.schema.json"))
+		schemaPaths = configSchemaFiles(filepath.Join(arg, "schemas"))
 		if len(schemaPaths) == 0 {
-			schemaPaths, _ = filepath.Glob(filepath.Join(arg, "*.schema.json"))
+			schemaPaths = configSchemaFiles(arg)
 		}
 		agentPaths, _ = filepath.Glob(filepath.Join(arg, "agents", "*.json"))
 		if len(schemaPaths)+len(agentPaths) == 0 {
-			return nil, nil, fmt.Errorf("%s holds no schemas/*.schema.json, *.schema.json or agents/*.json", arg)
+			return nil, nil, fmt.Errorf("%s holds no schemas/*.schema.json or *.jtd.json, *.schema.json, *.jtd.json or agents/*.json", arg)
 		}
 	}
 	var errs []error
@@ -155,14 +155,12 @@ func pushFiles(arg string) (schemaFiles, agentFiles []pushFile, err error) {
 			errs = append(errs, err)
 			continue
 		}
-		var head struct {
-			ID string `json:"$id"`
-		}
-		if err := json.Unmarshal(doc, &head); err != nil {
-			errs = append(errs, fmt.Errorf("%s: not a JSON object: %w", p, err))
+		id, err := registry.SchemaID(doc)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", p, err))
 			continue
 		}
-		name, version, err := registry.SplitID(head.ID)
+		name, version, err := registry.SplitID(id)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", p, err))
 			continue
@@ -387,4 +385,12 @@ under it finish under it; new outputs for the agent need a Schema-Id header.` + 
 		cmd.AddCommand(c)
 	}
 	return cmd
+}
+
+// configSchemaFiles lists dir's schema files: JSON Schemas (*.schema.json) and
+// JSON Type Definitions (*.jtd.json), as a --config folder holds them.
+func configSchemaFiles(dir string) []string {
+	js, _ := filepath.Glob(filepath.Join(dir, "*.schema.json"))
+	jtd, _ := filepath.Glob(filepath.Join(dir, "*.jtd.json"))
+	return append(js, jtd...)
 }
