@@ -132,9 +132,10 @@ func TestValidate_errorIndicators(t *testing.T) {
 			[][2]string{{"", "/properties/age"}}},
 		{"optional absent is fine", `{"optionalProperties": {"a": {"type": "string"}}}`, `{}`, nil},
 		{"optional wrong", `{"optionalProperties": {"a": {"type": "string"}}}`, `{"a": 1}`, [][2]string{{"/a", "/optionalProperties/a/type"}}},
-		{"additional refused", `{"properties": {"a": {}}}`, `{"a": 1, "b": 2, "c": 3}`, [][2]string{{"/b", ""}, {"/c", ""}}},
+		{"additional refused", `{"properties": {"a": {}}}`, `{"a": 1, "b": 2, "c": 3}`, [][2]string{{"/b", "/properties"}, {"/c", "/properties"}}},
+		{"additional refused, optional only", `{"optionalProperties": {"a": {}}}`, `{"b": 2}`, [][2]string{{"/b", "/optionalProperties"}}},
 		{"additional allowed", `{"properties": {"a": {}}, "additionalProperties": true}`, `{"a": 1, "b": 2}`, nil},
-		{"nested additional", `{"properties": {"a": {"properties": {}}}}`, `{"a": {"x": 1}}`, [][2]string{{"/a/x", "/properties/a"}}},
+		{"nested additional", `{"properties": {"a": {"properties": {}}}}`, `{"a": {"x": 1}}`, [][2]string{{"/a/x", "/properties/a/properties"}}},
 		{"values", `{"values": {"type": "uint8"}}`, `{"a": 1, "b": 300}`, [][2]string{{"/b", "/values/type"}}},
 		{"values not object", `{"values": {}}`, `[]`, [][2]string{{"", "/values"}}},
 		{"discriminator valid", disc, `{"version": "v2", "a": "x"}`, nil},
@@ -143,7 +144,7 @@ func TestValidate_errorIndicators(t *testing.T) {
 		{"discriminator tag not string", disc, `{"version": 1}`, [][2]string{{"/version", "/discriminator"}}},
 		{"discriminator tag not in mapping", disc, `{"version": "v3"}`, [][2]string{{"/version", "/mapping"}}},
 		{"discriminator branch errors", disc, `{"version": "v1", "a": "x", "b": 1}`,
-			[][2]string{{"/a", "/mapping/v1/properties/a/type"}, {"/b", "/mapping/v1"}}},
+			[][2]string{{"/a", "/mapping/v1/properties/a/type"}, {"/b", "/mapping/v1/properties"}}},
 		{"nullable discriminator", `{"discriminator": "k", "mapping": {"a": {"properties": {}}}, "nullable": true}`, `null`, nil},
 	}
 	for _, tt := range tests {
