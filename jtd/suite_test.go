@@ -15,8 +15,25 @@ import (
 // The official JTD test suite (jsontypedef/json-typedef-spec, transcribed in
 // testdata/json-typedef-spec with its origin): every invalid schema must be
 // refused, and every validation case must give exactly the suite's error
-// indicators, compared as a set (Validate has its own stable order: object
-// members sorted).
+// indicators, compared as a set (RFC 8927 section 3.2: "The order of the
+// elements of this array is not specified").
+//
+// rfcOverrides are the suite's cases whose expected indicators the stored
+// version of the suite gives differently from RFC 8927 section 3.3.6: for a
+// member the properties form does not allow, the RFC says "a schemaPath
+// pointing to the schema" (its example: {"instancePath": "/e",
+// "schemaPath": ""}), and the reference implementation
+// (jsontypedef/json-typedef-go, validate.go) pushes no schema token there;
+// the stored suite version expects ["properties"] or
+// ["optionalProperties"]. agentgate follows the RFC.
+var rfcOverrides = map[string][]string{
+	"strict properties - bad additional property":                                                   {"/bar "},
+	"strict properties - bad additional property with explicit additionalProperties: false":         {"/bar "},
+	"strict optionalProperties - bad additional property":                                           {"/bar "},
+	"strict optionalProperties - bad additional property with explicit additionalProperties: false": {"/bar "},
+	"strict mixed properties and optionalProperties - bad additional property":                      {"/baz "},
+}
+
 func TestSuite_invalidSchemas(t *testing.T) {
 	t.Parallel()
 	var cases map[string]json.RawMessage
@@ -48,6 +65,11 @@ func TestSuite_validation(t *testing.T) {
 	if len(cases) != 299 {
 		t.Fatalf("read %d validation cases, want 299", len(cases))
 	}
+	for name := range rfcOverrides {
+		if _, ok := cases[name]; !ok {
+			t.Fatalf("override %q names no case of the suite", name)
+		}
+	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -65,6 +87,9 @@ func TestSuite_validation(t *testing.T) {
 			}
 			for _, e := range tc.Errors {
 				want = append(want, pointer(e.InstancePath)+" "+pointer(e.SchemaPath))
+			}
+			if o, ok := rfcOverrides[name]; ok {
+				want = o
 			}
 			slices.Sort(got)
 			slices.Sort(want)

@@ -224,13 +224,6 @@ func (v *validator) properties(s *Schema, instance any, parentTag *string) error
 	if s.AdditionalProperties {
 		return nil
 	}
-	// RFC 8927 section 3.3.6: a member the form does not allow is reported
-	// at that member, with the schemaPath of "properties" (or of
-	// "optionalProperties" when the schema has only that one).
-	kw := "properties"
-	if !s.HasProperties {
-		kw = "optionalProperties"
-	}
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		_, req := s.Properties[k]
 		_, opt := s.OptionalProperties[k]
@@ -238,7 +231,7 @@ func (v *validator) properties(s *Schema, instance any, parentTag *string) error
 			continue
 		}
 		v.instance = append(v.instance, k)
-		v.failKind(kindAdditional, kw)
+		v.failKind(kindAdditional)
 		v.instance = v.instance[:len(v.instance)-1]
 	}
 	return nil

@@ -19,10 +19,9 @@ import (
 //     reported at the member's own path as contract section 4 does;
 //   - keyword is the last keyword of the schemaPath: type, enum,
 //     elements, properties, optionalProperties, values, discriminator or
-//     mapping. A member that the properties form does not allow has
-//     the schemaPath of "properties" (or "optionalProperties"), as RFC
-//     8927 section 3.3.6 says; its keyword is additionalProperties, the
-//     keyword that would allow it;
+//     mapping. A member that the properties form does not allow has the
+//     object's own schema as its schemaPath; its keyword is
+//     additionalProperties, the keyword that would allow it;
 //   - expected and received are the type name or the enum / mapping
 //     values, and what the instance holds, where that applies.
 //
@@ -60,7 +59,7 @@ func (s *Schema) violation(e Error, instance any) contract.Violation {
 		v.Path = contract.Member(path, last)
 		v.Keyword, v.Message = "properties", "required member is missing"
 	case e.kind == kindAdditional:
-		// The schemaPath ends in properties or optionalProperties.
+		// The schemaPath is the object's schema itself.
 		v.Keyword, v.Message = "additionalProperties", "member is not allowed"
 	case last == "type":
 		v.Keyword, v.Expected = "type", node.Type
