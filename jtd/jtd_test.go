@@ -118,7 +118,11 @@ func TestValidate_errorIndicators(t *testing.T) {
 		{"uint32 bounds", `{"elements": {"type": "uint32"}}`, `[4294967295, 4294967296]`, [][2]string{{"/1", "/elements/type"}}},
 		{"string", `{"type": "string"}`, `1`, [][2]string{{"", "/type"}}},
 		{"timestamps", `{"elements": {"type": "timestamp"}}`,
-			`["1985-04-12T23:20:50.52Z", "1996-12-19T16:39:57-08:00", "1990-12-31T23:59:60Z", "1990-12-31t15:59:60-08:00", "1937-01-01T12:00:27.87+00:20"]`, nil},
+			`["1985-04-12T23:20:50.52Z", "1996-12-19T16:39:57-08:00", "1990-12-31T23:59:60Z", "1990-12-31T15:59:60-08:00", "1937-01-01T12:00:27.87+00:20"]`, nil},
+		// RFC 8927 3.3.3: RFC 3339 "as refined by Section 3.3 of RFC 4287",
+		// which wants "T" and "Z" uppercase.
+		{"lowercase t and z", `{"elements": {"type": "timestamp"}}`, `["1990-12-31t15:59:60-08:00", "1985-04-12T23:20:50.52z"]`,
+			[][2]string{{"/0", "/elements/type"}, {"/1", "/elements/type"}}},
 		{"bad timestamps", `{"elements": {"type": "timestamp"}}`,
 			`["1985-04-12", "1985-13-12T23:20:50Z", "2021-02-29T00:00:00Z", "1985-04-12T23:20:50", 0]`,
 			[][2]string{{"/0", "/elements/type"}, {"/1", "/elements/type"}, {"/2", "/elements/type"}, {"/3", "/elements/type"}, {"/4", "/elements/type"}}},
