@@ -89,12 +89,27 @@ func TestValidate_errorIndicators(t *testing.T) {
 	const disc = `{"discriminator": "version", "mapping": {
 		"v1": {"properties": {"a": {"type": "float32"}}},
 		"v2": {"properties": {"a": {"type": "string"}}}}}`
+	// RFC 8927 section 3.3.8's worked example.
+	const events = `{"discriminator": "event_type", "mapping": {
+		"account_deleted": {"properties": {"account_id": {"type": "string"}}},
+		"account_payment_plan_changed": {"properties": {"account_id": {"type": "string"}, "payment_plan": {"enum": ["FREE", "PAID"]}},
+			"optionalProperties": {"upgraded_by": {"type": "string"}}}}}`
 	tests := []struct {
 		name     string
 		schema   string
 		instance string
 		want     [][2]string // {instancePath, schemaPath}
 	}{
+		{"RFC events: deleted", events, `{"event_type": "account_deleted", "account_id": "abc-123"}`, nil},
+		{"RFC events: plan changed", events, `{"event_type": "account_payment_plan_changed", "account_id": "abc-123", "payment_plan": "PAID", "upgraded_by": "users/mkhwarizmi"}`, nil},
+		{"RFC events: empty", events, `{}`, [][2]string{{"", "/discriminator"}}},
+		{"RFC events: other type", events, `{"event_type": "some_other_event_type"}`, [][2]string{{"/event_type", "/mapping"}}},
+		{"RFC events: missing member", events, `{"event_type": "account_deleted"}`, [][2]string{{"", "/mapping/account_deleted/properties/account_id"}}},
+		{"RFC events: additional member", events, `{"event_type": "account_payment_plan_changed", "account_id": "abc-123", "payment_plan": "PAID", "xxx": "asdf"}`,
+			[][2]string{{"/xxx", "/mapping/account_payment_plan_changed"}}},
+		{"RFC elements example", `{"elements": {"type": "float32"}}`, `[1, 2, "foo", 3, "bar"]`, [][2]string{{"/2", "/elements/type"}, {"/4", "/elements/type"}}},
+		{"RFC values example", `{"values": {"type": "float32"}}`, `{"a": 1, "b": 2, "c": "foo", "d": 3, "e": "bar"}`, [][2]string{{"/c", "/values/type"}, {"/e", "/values/type"}}},
+		{"RFC int8 examples", `{"elements": {"type": "int8"}}`, `[10, 10.0, 1.0e1, 10.5, false]`, [][2]string{{"/3", "/elements/type"}, {"/4", "/elements/type"}}},
 		{"empty accepts null", `{}`, `null`, nil},
 		{"empty accepts anything", `{}`, `[1, {"a": "b"}]`, nil},
 		{"nullable accepts null", `{"type": "string", "nullable": true}`, `null`, nil},
