@@ -51,6 +51,7 @@ func TestParse(t *testing.T) {
 		{"empty enum", `{"enum": []}`, "non-empty array of strings"},
 		{"enum of numbers", `{"enum": [1]}`, "strings only"},
 		{"enum repeats", `{"enum": ["a", "a"]}`, `repeats "a"`},
+		{"enum repeats, RFC 8927 2.2.4 example", `{"enum": ["a\\b", "a\u005Cb"]}`, `repeats "a\\b"`},
 		{"two forms", `{"type": "string", "enum": ["a"]}`, "do not make one of the forms"},
 		{"additionalProperties alone", `{"additionalProperties": true}`, "do not make one of the forms"},
 		{"shared property", `{"properties": {"a": {}}, "optionalProperties": {"a": {}}}`, `"a" is both in properties and in optionalProperties`},
@@ -88,12 +89,27 @@ func TestValidate_errorIndicators(t *testing.T) {
 	const disc = `{"discriminator": "version", "mapping": {
 		"v1": {"properties": {"a": {"type": "float32"}}},
 		"v2": {"properties": {"a": {"type": "string"}}}}}`
+	// RFC 8927 section 3.3.8's worked example.
+	const events = `{"discriminator": "event_type", "mapping": {
+		"account_deleted": {"properties": {"account_id": {"type": "string"}}},
+		"account_payment_plan_changed": {"properties": {"account_id": {"type": "string"}, "payment_plan": {"enum": ["FREE", "PAID"]}},
+			"optionalProperties": {"upgraded_by": {"type": "string"}}}}}`
 	tests := []struct {
 		name     string
 		schema   string
 		instance string
 		want     [][2]string // {instancePath, schemaPath}
 	}{
+		{"RFC events: deleted", events, `{"event_type": "account_deleted", "account_id": "abc-123"}`, nil},
+		{"RFC events: plan changed", events, `{"event_type": "account_payment_plan_changed", "account_id": "abc-123", "payment_plan": "PAID", "upgraded_by": "users/mkhwarizmi"}`, nil},
+		{"RFC events: empty", events, `{}`, [][2]string{{"", "/discriminator"}}},
+		{"RFC events: other type", events, `{"event_type": "some_other_event_type"}`, [][2]string{{"/event_type", "/mapping"}}},
+		{"RFC events: missing member", events, `{"event_type": "account_deleted"}`, [][2]string{{"", "/mapping/account_deleted/properties/account_id"}}},
+		{"RFC events: additional member", events, `{"event_type": "account_payment_plan_changed", "account_id": "abc-123", "payment_plan": "PAID", "xxx": "asdf"}`,
+			[][2]string{{"/xxx", "/mapping/account_payment_plan_changed"}}},
+		{"RFC elements example", `{"elements": {"type": "float32"}}`, `[1, 2, "foo", 3, "bar"]`, [][2]string{{"/2", "/elements/type"}, {"/4", "/elements/type"}}},
+		{"RFC values example", `{"values": {"type": "float32"}}`, `{"a": 1, "b": 2, "c": "foo", "d": 3, "e": "bar"}`, [][2]string{{"/c", "/values/type"}, {"/e", "/values/type"}}},
+		{"RFC int8 examples", `{"elements": {"type": "int8"}}`, `[10, 10.0, 1.0e1, 10.5, false]`, [][2]string{{"/3", "/elements/type"}, {"/4", "/elements/type"}}},
 		{"empty accepts null", `{}`, `null`, nil},
 		{"empty accepts anything", `{}`, `[1, {"a": "b"}]`, nil},
 		{"nullable accepts null", `{"type": "string", "nullable": true}`, `null`, nil},
@@ -117,7 +133,11 @@ func TestValidate_errorIndicators(t *testing.T) {
 		{"uint32 bounds", `{"elements": {"type": "uint32"}}`, `[4294967295, 4294967296]`, [][2]string{{"/1", "/elements/type"}}},
 		{"string", `{"type": "string"}`, `1`, [][2]string{{"", "/type"}}},
 		{"timestamps", `{"elements": {"type": "timestamp"}}`,
-			`["1985-04-12T23:20:50.52Z", "1996-12-19T16:39:57-08:00", "1990-12-31T23:59:60Z", "1990-12-31t15:59:60-08:00", "1937-01-01T12:00:27.87+00:20"]`, nil},
+			`["1985-04-12T23:20:50.52Z", "1996-12-19T16:39:57-08:00", "1990-12-31T23:59:60Z", "1990-12-31T15:59:60-08:00", "1937-01-01T12:00:27.87+00:20"]`, nil},
+		// RFC 8927 3.3.3: RFC 3339 "as refined by Section 3.3 of RFC 4287",
+		// which wants "T" and "Z" uppercase.
+		{"lowercase t and z", `{"elements": {"type": "timestamp"}}`, `["1990-12-31t15:59:60-08:00", "1985-04-12T23:20:50.52z"]`,
+			[][2]string{{"/0", "/elements/type"}, {"/1", "/elements/type"}}},
 		{"bad timestamps", `{"elements": {"type": "timestamp"}}`,
 			`["1985-04-12", "1985-13-12T23:20:50Z", "2021-02-29T00:00:00Z", "1985-04-12T23:20:50", 0]`,
 			[][2]string{{"/0", "/elements/type"}, {"/1", "/elements/type"}, {"/2", "/elements/type"}, {"/3", "/elements/type"}, {"/4", "/elements/type"}}},
@@ -133,8 +153,13 @@ func TestValidate_errorIndicators(t *testing.T) {
 		{"optional absent is fine", `{"optionalProperties": {"a": {"type": "string"}}}`, `{}`, nil},
 		{"optional wrong", `{"optionalProperties": {"a": {"type": "string"}}}`, `{"a": 1}`, [][2]string{{"/a", "/optionalProperties/a/type"}}},
 		{"additional refused", `{"properties": {"a": {}}}`, `{"a": 1, "b": 2, "c": 3}`, [][2]string{{"/b", ""}, {"/c", ""}}},
+		{"additional refused, optional only", `{"optionalProperties": {"a": {}}}`, `{"b": 2}`, [][2]string{{"/b", ""}}},
 		{"additional allowed", `{"properties": {"a": {}}, "additionalProperties": true}`, `{"a": 1, "b": 2}`, nil},
 		{"nested additional", `{"properties": {"a": {"properties": {}}}}`, `{"a": {"x": 1}}`, [][2]string{{"/a/x", "/properties/a"}}},
+		{"RFC 8927 3.3.6 example", `{"properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "optionalProperties": {"c": {"type": "string"}, "d": {"type": "string"}}}`,
+			`{"b": 3, "c": 3, "e": 3}`, [][2]string{{"", "/properties/a"}, {"/b", "/properties/b/type"}, {"/c", "/optionalProperties/c/type"}, {"/e", ""}}},
+		{"RFC 8927 3.3.6 example, additionalProperties", `{"properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "optionalProperties": {"c": {"type": "string"}, "d": {"type": "string"}}, "additionalProperties": true}`,
+			`{"b": 3, "c": 3, "e": 3}`, [][2]string{{"", "/properties/a"}, {"/b", "/properties/b/type"}, {"/c", "/optionalProperties/c/type"}}},
 		{"values", `{"values": {"type": "uint8"}}`, `{"a": 1, "b": 300}`, [][2]string{{"/b", "/values/type"}}},
 		{"values not object", `{"values": {}}`, `[]`, [][2]string{{"", "/values"}}},
 		{"discriminator valid", disc, `{"version": "v2", "a": "x"}`, nil},

@@ -307,8 +307,10 @@ func (s *Schema) children(at string, fn func(c *Schema, at string)) {
 }
 
 // refCycles refuses a definition that is a chain of refs leading back to
-// itself: such a schema is correct per the RFC, but no instance can ever
-// be validated against it (RFC 8927 section 3.1).
+// itself. Such a schema is correct per RFC 8927 section 2, but no instance
+// can ever be validated against it, and the RFC's Security Considerations
+// ask implementations to "detect, and abort, circular references";
+// agentgate does so at load, which is stricter than the syntax alone.
 func refCycles(root *Schema) error {
 	for _, name := range slices.Sorted(maps.Keys(root.Definitions)) {
 		seen := map[string]bool{}

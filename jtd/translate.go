@@ -30,8 +30,10 @@ const (
 // metadata.description the keywords of that name; metadata.aliases
 // x-aliases and metadata.rules (root) x-rules.
 //
-// The one difference in meaning: RFC 8927 accepts a leap second (:60) in
-// any timestamp, JSON Schema's date-time only at the end of a UTC day.
+// The differences in meaning: RFC 8927 accepts a leap second (:60) in any
+// timestamp, JSON Schema's date-time only at the end of a UTC day; JSON
+// Schema's date-time (RFC 3339) also accepts a lowercase "t" and "z",
+// which RFC 8927 (through RFC 4287 section 3.3) refuses.
 func (s *Schema) JSONSchema() map[string]any {
 	out := s.translate()
 	out["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -282,9 +282,10 @@ func number(instance any) (*big.Rat, bool) {
 	return nil, false
 }
 
-// timestampRE is RFC 3339's date-time (section 5.6), "T" and "Z" in
-// either case as its note allows.
-var timestampRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$`)
+// timestampRE is RFC 3339's date-time (section 5.6) "as refined by
+// Section 3.3 of RFC 4287" (RFC 8927 section 3.3.3): RFC 3339's note lets
+// "T" and "Z" be lowercase, RFC 4287 requires them uppercase.
+var timestampRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$`)
 
 // isTimestamp tells an RFC 3339 timestamp, leap seconds (:60) included as
 // RFC 8927 section 3.3.3 asks.

@@ -85,15 +85,7 @@ func Export(p Name, doc map[string]any, r Resolver) (*Result, error) {
 			e.find("$", "anyOf", ActionUnsupported, "the root must not be an anyOf")
 		}
 	}
-	if prof.maxProperties > 0 && e.properties > prof.maxProperties {
-		e.find("$", "properties", ActionUnsupported, fmt.Sprintf("%d properties in all, over the limit of %d", e.properties, prof.maxProperties))
-	}
-	if prof.maxDepth > 0 && e.depth > prof.maxDepth {
-		e.find("$", "properties", ActionUnsupported, fmt.Sprintf("objects nest %d levels deep, over the limit of %d", e.depth, prof.maxDepth))
-	}
-	if prof.maxEnumValues > 0 && e.enumValues > prof.maxEnumValues {
-		e.find("$", "enum", ActionUnsupported, fmt.Sprintf("%d enum values in all, over the limit of %d", e.enumValues, prof.maxEnumValues))
-	}
+	e.checkLimits(out)
 	x := &Result{Provider: p, Schema: out, Strict: true, OptionalAsNull: e.optional, NotExpressed: e.findings}
 	if x.OptionalAsNull == nil {
 		x.OptionalAsNull = []string{}
@@ -260,8 +252,14 @@ func (e *exporter) keyword(out, node map[string]any, kw, path string, depth int)
 	p := e.prof
 	drop := func(msg string) { e.find(path, kw, ActionDropped, msg) }
 	switch kw {
-	case "type", "title", "description", "pattern":
+	case "type", "title", "description":
 		out[kw] = v
+	case "pattern":
+		if str, _ := v.(string); p.simplePatterns && unsupportedPattern.MatchString(str) {
+			drop("the pattern uses a backreference, a lookaround or a word boundary, which the provider does not support")
+		} else {
+			out[kw] = v
+		}
 	case "properties", "required", "additionalProperties":
 		// object() handles them.
 	case "enum", "const":

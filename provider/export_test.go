@@ -261,3 +261,82 @@ func TestExport_unknownProvider(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The providers' size limits (see the package doc comment for the pages):
+// just at the limit is strict, one over is unsupported.
+func TestExport_limits(t *testing.T) {
+	t.Parallel()
+	// object builds a closed object with n properties, each given by prop;
+	// required lists the first req of them.
+	object := func(n, req int, name func(i int) string, prop func(i int) string) string {
+		var props, reqs []string
+		for i := range n {
+			props = append(props, fmt.Sprintf("%q: %s", name(i), prop(i)))
+			if i < req {
+				reqs = append(reqs, fmt.Sprintf("%q", name(i)))
+			}
+		}
+		return `{"type": "object", "additionalProperties": false, "required": [` + strings.Join(reqs, ", ") +
+			`], "properties": {` + strings.Join(props, ", ") + `}}`
+	}
+	short := func(i int) string { return fmt.Sprintf("p%d", i) }
+	str := func(int) string { return `{"type": "string"}` }
+	enum := func(n, chars int) string {
+		var vals []string
+		for i := range n {
+			v := fmt.Sprintf("%d", i)
+			vals = append(vals, fmt.Sprintf("%q", v+strings.Repeat("x", chars-len(v))))
+		}
+		return object(1, 1, short, func(int) string { return `{"type": "string", "enum": [` + strings.Join(vals, ", ") + `]}` })
+	}
+	tests := []struct {
+		name     string
+		p        provider.Name
+		schema   string
+		strict   bool
+		findings []string
+	}{
+		// OpenAI: 120,000 characters of property names and enum values.
+		{"names at the limit", provider.OpenAI, object(3, 3, func(i int) string { return fmt.Sprintf("%d", i) + strings.Repeat("n", 39999) }, str), true, nil},
+		{"names over the limit", provider.OpenAI, object(3, 3, func(i int) string { return fmt.Sprintf("%d", i) + strings.Repeat("n", 40000) }, str),
+			false, []string{"$ properties unsupported"}},
+		// OpenAI: an enum of over 250 values may total 15,000 characters.
+		{"large enum within", provider.OpenAI, enum(251, 59), true, nil},
+		{"large enum over", provider.OpenAI, enum(251, 60), false, []string{"$ enum unsupported"}},
+		{"small enum, long values", provider.OpenAI, enum(250, 100), true, nil},
+		// Anthropic: 24 optional properties, 16 unions.
+		{"24 optional", provider.Anthropic, object(30, 6, short, str), true, nil},
+		{"25 optional", provider.Anthropic, object(30, 5, short, str), false, []string{"$ required unsupported"}},
+		{"16 unions", provider.Anthropic, object(16, 16, short, func(int) string { return `{"type": ["string", "null"]}` }), true, nil},
+		{"17 unions", provider.Anthropic, object(17, 17, short, func(int) string { return `{"anyOf": [{"type": "string"}, {"type": "integer"}]}` }),
+			false, []string{"$ anyOf unsupported"}},
+		{"optional and unions count nothing for OpenAI", provider.OpenAI, object(30, 0, short, func(int) string { return `{"type": ["string", "null"]}` }), true, nil},
+		// Anthropic: no lookaround, backreference or word boundary.
+		{"pattern lookahead", provider.Anthropic, object(1, 1, short, func(int) string { return `{"type": "string", "pattern": "^(?!x)\\w+$"}` }),
+			true, []string{"$.properties.p0 pattern dropped"}},
+		{"pattern backreference", provider.Anthropic, object(1, 1, short, func(int) string { return `{"type": "string", "pattern": "^(a)\\1$"}` }),
+			true, []string{"$.properties.p0 pattern dropped"}},
+		{"pattern plain", provider.Anthropic, object(1, 1, short, func(int) string { return `{"type": "string", "pattern": "^[a-z]+\\d{2}$"}` }), true, nil},
+		{"pattern lookahead, OpenAI", provider.OpenAI, object(1, 1, short, func(int) string { return `{"type": "string", "pattern": "^(?!x)\\w+$"}` }), true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := load(t, "https://t.dev/limits/1.0.0", tt.schema)
+			x, err := provider.Export(tt.p, s.Doc, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range x.NotExpressed {
+				if f.Keyword == "additionalProperties" { // the test objects are closed already
+					continue
+				}
+				got = append(got, f.Path+" "+f.Keyword+" "+f.Action)
+			}
+			if x.Strict != tt.strict || !slices.Equal(got, tt.findings) {
+				t.Errorf("strict = %v, findings = %q (%v)\nwant %v, %q", x.Strict, got, x.NotExpressed, tt.strict, tt.findings)
+			}
+		})
+	}
+}

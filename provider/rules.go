@@ -29,9 +29,18 @@ type profile struct {
 	minItemsMax int // -1: any
 	// scalarEnums: enum and const values must be scalars.
 	scalarEnums bool
-	formats     map[string]bool
-	// Limits; 0 for none known.
-	maxProperties, maxDepth, maxEnumValues int
+	// simplePatterns: pattern may not use backreferences, lookaround or
+	// word boundaries.
+	simplePatterns bool
+	formats        map[string]bool
+	// Limits; 0 for none known. maxNameChars bounds the characters of all
+	// property names, definition names, enum and const values; an enum of
+	// more than largeEnum values may total at most largeEnumChars
+	// characters; maxOptional bounds the optional properties and maxUnions
+	// the schemas with anyOf or a list of types.
+	maxProperties, maxDepth, maxEnumValues  int
+	maxNameChars, largeEnum, largeEnumChars int
+	maxOptional, maxUnions                  int
 }
 
 var profiles = map[Name]profile{
@@ -39,14 +48,19 @@ var profiles = map[Name]profile{
 		allRequired: true, rootObject: true, recursion: true, numeric: true,
 		maxItems: true, minItemsMax: -1,
 		formats: set("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"),
-		// "A schema may have up to 5000 object properties total, with up
-		// to 10 levels of nesting"; "up to 1000 enum values across all
-		// enum properties".
+		// 5,000 properties, 10 levels of nesting, 1,000 enum values in
+		// all, 120,000 characters of names and enum values, 15,000
+		// characters for an enum of over 250 values (see the package doc
+		// comment for where these were read).
 		maxProperties: 5000, maxDepth: 10, maxEnumValues: 1000,
+		maxNameChars: 120000, largeEnum: 250, largeEnumChars: 15000,
 	},
 	Anthropic: {
-		minItemsMax: 1, scalarEnums: true,
+		minItemsMax: 1, scalarEnums: true, simplePatterns: true,
 		formats: set("date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"),
+		// At most 24 optional parameters and 16 parameters using anyOf
+		// or type arrays across a request's strict schemas.
+		maxOptional: 24, maxUnions: 16,
 	},
 }
 
