@@ -271,24 +271,34 @@ function editor(value, label, id) {
         " ", h("span", { class: "sev" }, f.severity), " ",
         f.path ? h("code", {}, f.path) : null, f.path ? " " : null, f.message))) : null));
   };
-  // at finds the line of a JSONPath (or JSON pointer in a message) in the text.
+  // at finds the line of a JSONPath (or of one in the message) in the text
+  // as the user wrote it.
   ed.at = (path, message) => {
-    const parsed = ed.parse();
-    if (parsed.error) return null;
-    const lay = Layout.lay(parsed.value);
+    const where = Layout.locate(area.value);
+    if (!where) return null;
     if (!path && message) {
       const ptr = /(?:^|[\s'"(])(\/(?:properties|items|\$defs|definitions|required|type|enum|allOf|anyOf|oneOf)[^\s'",)]*)/.exec(message);
-      if (ptr) path = Layout.pointerToPath(ptr[1]);
       const jp = /(\$(?:\.[A-Za-z_][\w]*|\[\d+\]|\['[^']*'\])+)/.exec(message);
-      if (!path && jp) path = jp[1];
+      if (jp) path = jp[1]; else if (ptr) path = Layout.pointerToPath(ptr[1]);
     }
-    const n = Layout.nearest(lay, path || "$");
-    if (!n) return null;
-    // the editor keeps the user's layout: find the laid-out line's text in it
-    const want = lay.lines[n.range[0]].trim();
-    const lines = area.value.split("\n");
-    const idx = lines.findIndex(l => l.trim() === want);
-    return idx >= 0 ? idx : (lines.length === lay.lines.length ? n.range[0] : null);
+    // A blueprint's findings name the member they are in ("output_schema:
+    // ... $.properties.n"): try the path under that member too, and keep
+    // the deepest place found.
+    const candidates = [path || "$"];
+    const member = message && /^([A-Za-z_]\w*):/.exec(message);
+    if (member && path && path.startsWith("$")) candidates.unshift(Layout.member("$", member[1]) + path.slice(1));
+    if (member) candidates.push(Layout.member("$", member[1]));
+    let best = null;
+    for (const c of candidates) {
+      let segs = Layout.split(c);
+      while (true) {
+        const p = "$" + segs.join("");
+        if (where.has(p)) { if (!best || p.length > best.length) best = p; break; }
+        if (segs.length === 0) break;
+        segs = segs.slice(0, -1);
+      }
+    }
+    return best === null ? null : where.get(best);
   };
   ed.number();
   return ed;

@@ -67,5 +67,55 @@ const Layout = (() => {
     return p;
   }
 
-  return { lay, member, split, nearest, pointerToPath };
+  // locate parses JSON text as written and returns the line (from 0) where
+  // each JSONPath starts: a member at its key. null when it is not JSON.
+  function locate(text) {
+    const at = new Map();
+    let i = 0, line = 0;
+    const ws = () => {
+      while (i < text.length && " \t\r\n".includes(text[i])) { if (text[i] === "\n") line++; i++; }
+    };
+    const str = () => {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      const raw = text.slice(i, j + 1);
+      i = j + 1;
+      return JSON.parse(raw);
+    };
+    const value = (path, startLine) => {
+      ws();
+      if (!at.has(path)) at.set(path, startLine === undefined ? line : startLine);
+      const c = text[i];
+      if (c === "{") {
+        i++; ws();
+        if (text[i] === "}") { i++; return; }
+        while (i < text.length) {
+          ws();
+          const keyLine = line;
+          const k = str();
+          ws(); i++; // the colon
+          value(member(path, k), keyLine);
+          ws();
+          if (text[i++] === "}") return;
+        }
+      } else if (c === "[") {
+        i++; ws();
+        if (text[i] === "]") { i++; return; }
+        for (let n = 0; i < text.length; n++) {
+          value(path + "[" + n + "]");
+          ws();
+          if (text[i++] === "]") return;
+        }
+      } else if (c === '"') {
+        str();
+      } else {
+        while (i < text.length && !",]} \t\r\n".includes(text[i])) i++;
+      }
+    };
+    try { JSON.parse(text); } catch (e) { return null; }
+    value("$");
+    return at;
+  }
+
+  return { lay, member, split, nearest, pointerToPath, locate };
 })();
