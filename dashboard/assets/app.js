@@ -100,7 +100,9 @@ function code(value, marks, label) {
   for (const m of marks || []) {
     const n = Layout.nearest(lay, m.path);
     if (!n) continue;
-    for (let i = n.range[0]; i <= n.range[1]; i++) {
+    // A mark whose path is gone (a stripped member) marks its parent's first line only.
+    const last = n.path === m.path ? n.range[1] : n.range[0];
+    for (let i = n.range[0]; i <= last; i++) {
       const list = notes.get(i) || [];
       if (i === n.range[0]) list.push(m);
       else list.push({ cls: m.cls, cont: true });
@@ -324,11 +326,30 @@ function showSaveError(ed, e, what) {
     const items = e.details.map(d => typeof d === "string" ? { severity: "error", message: d, line: null }
       : { severity: d.breaking === false ? "warning" : "error", path: d.path,
           message: [d.against ? `against ${d.against}` : "", d.direction || "", d.keyword ? `(${d.keyword})` : "", d.message || d.error || JSON.stringify(d)].filter(Boolean).join(" "),
-          line: ed.at(d.path, d.message) });
+          line: ed.at(schemaPathOf(d.path, d.keyword), d.message) });
     ed.show(`${what} refused (${e.status} ${e.code}): ${e.message}`, items, "bad");
   } else {
     ed.findings.replaceChildren(errorBox(e, what));
   }
+}
+
+// schemaPathOf turns the path of a breaking change, which is a place in the
+// output documents ($.comments[*].line), into the place in the schema that
+// describes it ($.properties.comments.items.properties.line), and a required
+// change into its required list.
+function schemaPathOf(path, keyword) {
+  if (!path || !path.startsWith("$")) return path;
+  let p = "$";
+  for (const seg of Layout.split(path)) {
+    if (seg.startsWith("[") && !seg.startsWith("['")) p += ".items";
+    else p = Layout.member(Layout.member(p, "properties"), seg.startsWith(".") ? seg.slice(1) : seg.slice(2, -2));
+  }
+  if (keyword === "required") {
+    const segs = Layout.split(p);
+    if (segs.length >= 2) return "$" + segs.slice(0, -2).join("") + ".required";
+  }
+  if (keyword && keyword !== "required" && /^[a-zA-Z]+$/.test(keyword)) return Layout.member(p, keyword);
+  return p;
 }
 
 function actions(...buttons) { return h("div", { class: "actions" }, buttons); }
@@ -466,7 +487,7 @@ async function runsPage(params) {
     else body.replaceChildren(table(["Run", "Agent", "Status", "Attempts", "Updated"], runs.map(r => h("tr", { "data-run": r.run_id },
       h("td", { class: "mono" }, h("a", { href: "#/runs/" + encodeURIComponent(r.run_id) }, r.run_id)),
       h("td", {}, r.agent_id), h("td", {}, badge(r.status)), h("td", { class: "num" }, r.attempts), h("td", {}, when(r.updated_at))))));
-    more.replaceChildren(next ? h("button", { id: "more", onclick: () => { pages++; load(); } }, "Load more") : null);
+    more.replaceChildren(...(next ? [h("button", { id: "more", onclick: () => { pages++; load(); } }, "Load more")] : []));
   };
   live.addEventListener("click", () => live.setAttribute("aria-pressed", live.getAttribute("aria-pressed") === "true" ? "false" : "true"));
   await load();
@@ -621,7 +642,7 @@ async function letterPage(seq) {
       if (o.timestamp && new Date(o.timestamp).getTime() >= new Date(d.timestamp).getTime() && (st.status !== "failed" || o.attempt > d.attempt || Date.parse(st.updated_at) > Date.parse(d.timestamp) + 1)) {
         timers.forEach(clearInterval);
         timers = [];
-        outcome.replaceChildren(h("div", { class: "panel good", id: "new-outcome" }, h("h3", {}, "New outcome: ", badge(st.status)),
+        outcome.replaceChildren(h("div", { class: "panel " + (st.status === "completed" ? "good" : "bad"), id: "new-outcome" }, h("h3", {}, "New outcome: ", badge(st.status)),
           h("p", {}, h("a", { href: "#/runs/" + encodeURIComponent(r.run_id) }, "Open run " + r.run_id)), attemptView(o, null)));
       } else if (Date.now() - started > 60000) {
         outcome.replaceChildren(h("p", { class: "state error" }, "No new outcome within a minute: is the gateway processing? Open the run to keep watching."));

@@ -19,16 +19,16 @@ const Charts = (() => {
 
   // bars draws labelled horizontal bars, one per row {label, value, cls, key}.
   function bars(rows, title) {
-    const rowH = 40, width = 560;
+    const rowH = 38, width = 340;
     const max = Math.max(1, ...rows.map(r => r.value));
     const root = svg("svg", { viewBox: `0 0 ${width} ${rows.length * rowH + 4}`, role: "img", class: "chart bars",
       "aria-label": title + ": " + rows.map(r => `${r.label} ${fmt(r.value)}`).join(", ") });
     rows.forEach((r, i) => {
       const y = i * rowH + 2;
-      const w = Math.max(2, (width - 60) * r.value / max);
+      const w = Math.max(2, (width - 44) * r.value / max);
       const g = svg("g", {});
       g.appendChild(svg("title", {}, `${r.label}: ${fmt(r.value)}`));
-      g.appendChild(svg("text", { x: 0, y: y + 12, class: "label" }, r.label.length > 70 ? r.label.slice(0, 69) + "…" : r.label));
+      g.appendChild(svg("text", { x: 0, y: y + 12, class: "label" }, r.label.length > 48 ? r.label.slice(0, 47) + "…" : r.label));
       g.appendChild(svg("rect", { x: 0, y: y + 17, width: w, height: 16, rx: 3, class: "bar " + (r.cls || "") }));
       g.appendChild(svg("text", { x: w + 6, y: y + 30, class: "value", "data-figure": r.key || r.label }, fmt(r.value)));
       root.appendChild(g);
