@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/agentgate/agentgate/contract"
@@ -209,6 +210,9 @@ func TestDashboard_endToEnd(t *testing.T) {
 		t.Fatalf("the saved agent: GET /v1/agents/counter = %d", st)
 	}
 	shoot(t, ctx, "03-agent-general")
+	// The tabs follow the keyboard: arrow keys move between them.
+	run(t, ctx, "moving to the next tab with the keyboard", chromedp.Focus(chromedp.CSS(`#tab-general`)), chromedp.KeyEvent(kb.ArrowRight),
+		until(`location.hash === "#/agents/counter/input"`), chromedp.WaitVisible(chromedp.CSS(`#input-schema`)))
 	run(t, ctx, "the prompt tab", chromedp.Click(chromedp.CSS(`#tab-prompt`)), until(`(document.querySelector("pre.prompt") || {}).textContent?.includes("Required Output Format")`))
 	shoot(t, ctx, "04-agent-prompt")
 
@@ -301,6 +305,17 @@ func TestDashboard_endToEnd(t *testing.T) {
 		}
 	}
 	shoot(t, ctx, "12-drift")
+
+	// Bulk replay by agent: the letter replayed above is refused (409), the
+	// one its replay produced goes back into its run.
+	run(t, ctx, "replaying every dead letter of counter", chromedp.Navigate(base+"/#/dlq?agent=counter"),
+		chromedp.WaitVisible(chromedp.CSS(`#replay-all`)), chromedp.Click(chromedp.CSS(`#replay-all`)),
+		until(`(document.querySelector("caption") || {}).textContent?.startsWith("Replayed 1 of 2")`),
+		until(`document.querySelector("[data-replayed] .badge") !== null`))
+	if text = textOf(t, ctx, "main"); !strings.Contains(text, "409") {
+		t.Errorf("bulk replay report does not show the refusal: %.600s", text)
+	}
+	shoot(t, ctx, "13-dlq-bulk-replay")
 }
 
 func TestDashboard_token(t *testing.T) {

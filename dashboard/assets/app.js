@@ -606,13 +606,29 @@ async function dlqPage(params) {
     bulk.addEventListener("click", async () => {
       bulk.disabled = true;
       const rows = [];
+      const now = new Map(); // run -> its status since the replay
+      const draw = () => report.replaceChildren(table(["Seq", "Result", "Run", "Run now"], rows.map(([s, res, run]) => h("tr", { "data-replayed": s },
+        h("td", {}, "#" + s), h("td", {}, res),
+        h("td", { class: "mono" }, run ? h("a", { href: "#/runs/" + encodeURIComponent(run) }, run) : "–"),
+        h("td", {}, res === "replayed" ? (now.has(run) ? badge(now.get(run)) : h("span", { class: "muted" }, "waiting…")) : "–"))),
+        `Replayed ${rows.filter(r => r[1] === "replayed").length} of ${letters.length}`));
       for (const l of letters) {
-        try { const r = await api("POST", `/v1/dlq/${l.seq}/replay`, ""); rows.push([l.seq, "replayed", r.run_id]); }
+        try { const r = await api("POST", `/v1/dlq/${l.seq}/replay`, ""); rows.push([l.seq, "replayed", r.run_id, Date.now()]); }
         catch (e) { rows.push([l.seq, `${e.status} ${e.code}: ${e.message}`, l.dead_letter.run_id]); }
-        report.replaceChildren(table(["Seq", "Result", "Run"], rows.map(([s, res, run]) => h("tr", {}, h("td", {}, "#" + s), h("td", {}, res),
-          h("td", {}, run ? h("a", { href: "#/runs/" + encodeURIComponent(run) }, run) : "–"))), `Replayed ${rows.filter(r => r[1] === "replayed").length} of ${letters.length}`));
+        draw();
       }
       bulk.disabled = false;
+      // Show each replayed run's new status as it arrives.
+      every(1500, async () => {
+        for (const [, res, run, at] of rows) {
+          if (res !== "replayed") continue;
+          try {
+            const st = await api("GET", "/v1/runs/" + encodeURIComponent(run));
+            if (Date.parse(st.updated_at) >= at - 1000 || st.status !== "failed") now.set(run, st.status);
+          } catch (e) { /* the link still leads to the run */ }
+        }
+        draw();
+      });
     });
   }
 }
