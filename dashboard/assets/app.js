@@ -355,7 +355,8 @@ function schemaPathOf(path, keyword) {
 function actions(...buttons) { return h("div", { class: "actions" }, buttons); }
 
 function generalTab(panel, bp, name) {
-  panel.appendChild(h("dl", { class: "facts" },
+  if (!name) panel.appendChild(h("p", { class: "muted" }, "Write the blueprint (contract section 5); Validate Schema checks it, Create agent registers it."));
+  else panel.appendChild(h("dl", { class: "facts" },
     h("dt", {}, "Description"), h("dd", {}, bp.description || "–"),
     h("dt", {}, "Output schema"), h("dd", { class: "mono" }, typeof bp.output_schema === "string" ? bp.output_schema : bp.output_schema ? "inline" : "none"),
     h("dt", {}, "Attempts allowed"), h("dd", {}, String((bp.max_retries ?? 1) + 1)),
