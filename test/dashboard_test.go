@@ -316,6 +316,11 @@ func TestDashboard_endToEnd(t *testing.T) {
 		t.Errorf("bulk replay report does not show the refusal: %.600s", text)
 	}
 	shoot(t, ctx, "13-dlq-bulk-replay")
+
+	// Back on the drift page, the samples taken before and after the
+	// replays draw the outcomes over time.
+	run(t, ctx, "the drift over time", chromedp.Navigate(base+"/#/drift/counter"), chromedp.WaitVisible(chromedp.CSS(`svg.lines polyline`)))
+	shoot(t, ctx, "14-drift-over-time")
 }
 
 func TestDashboard_token(t *testing.T) {

@@ -727,7 +727,8 @@ async function driftPage(agent) {
           h("p", {}, h("strong", { "data-metric": "retries.valid" }, String(d.retries.valid || 0)), " valid of ",
             h("strong", { "data-metric": "retries.total" }, String(retried)), " attempts after the first"))),
         card("Outcomes over time", hist.length > 1 ? Charts.lines(OUTCOMES.map(([k, label, cls]) => ({ label, cls, points: hist.map(s => [s.t, s.c[k]]) })), "Outcomes over time")
-          : empty("One sample so far; the chart fills in as outcomes arrive.")),
+          : empty("One sample so far; the chart fills in as outcomes arrive."),
+          hist.length > 1 ? h("ul", { class: "legend" }, OUTCOMES.map(([, label, cls]) => h("li", {}, h("span", { class: "swatch " + cls }), label))) : null),
         card("Top aliases renamed", d.renamed.length ? Charts.bars(rows(d.renamed, "renamed"), "Renamed") : empty("No renames.")),
         card("Fields stripped", d.stripped.length ? Charts.bars(rows(d.stripped, "stripped"), "Stripped") : empty("Nothing stripped.")),
         card("Violations by keyword and path", d.violations.length ? Charts.bars(rows(d.violations, "violation"), "Violations") : empty("No violations."))));

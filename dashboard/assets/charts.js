@@ -69,7 +69,7 @@ const Charts = (() => {
 
   // lines draws series {label, cls, points: [[time ms, value]]} over time.
   function lines(series, title) {
-    const width = 600, height = 180, padL = 36, padB = 22;
+    const width = 340, height = 160, padL = 26, padB = 20;
     const all = series.flatMap(s => s.points);
     const t0 = Math.min(...all.map(p => p[0])), t1 = Math.max(...all.map(p => p[0]));
     const vmax = Math.max(1, ...all.map(p => p[1]));
