@@ -138,7 +138,7 @@ func until(expr string) chromedp.Action[chromedp.Void] {
 
 // dashboardConfig is a configuration folder with the pr-reviewer example
 // only.
-func dashboardConfig(t *testing.T) string {
+func dashboardConfig(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range []string{"schemas/pr-review.schema.json", "agents/pr-reviewer.json"} {
@@ -146,10 +146,13 @@ func dashboardConfig(t *testing.T) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+		dst := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(dir, f), string(b))
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
