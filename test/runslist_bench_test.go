@@ -51,4 +51,3 @@ func BenchmarkHTTPAPI_runsList(b *testing.B) {
 		}
 	}
 }
-
