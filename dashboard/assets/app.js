@@ -537,6 +537,7 @@ function attemptView(o, allowed) {
         h("td", {}, n.op), h("td", { class: "mono" }, n.path), h("td", { class: "mono" }, n.from === undefined ? "" : JSON.stringify(n.from)),
         h("td", { class: "mono" }, n.to === undefined ? "" : JSON.stringify(n.to)), h("td", {}, n.detail || "")))) : empty("None: the output was valid as sent."));
   }
+  if (kind === "refusal") box.append(h("p", { class: "reason" }, h("strong", {}, "Refused"), o.detection ? ` (detected by ${o.detection})` : "", ": ", o.refusal || ""));
   if (kind === "failed" && o.error) box.append(h("p", { class: "reason" }, h("strong", {}, o.error.type), ": ", o.error.message));
   if (validation && validation.violations) {
     box.append(h("h4", {}, `Violations (${validation.violations.length})`),
