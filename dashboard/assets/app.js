@@ -87,6 +87,8 @@ function when(ts) { return ts ? new Date(ts).toLocaleString() : "–"; }
 function every(ms, fn) { timers.push(setInterval(fn, ms)); }
 
 function table(head, rows, caption) {
+  // Each cell names its column, so that a phone can show rows as cards.
+  for (const row of rows) [...row.children].forEach((cell, i) => cell.setAttribute("data-label", head[i] || ""));
   return h("div", { class: "scroll" }, h("table", {},
     caption ? h("caption", {}, caption) : null,
     h("thead", {}, h("tr", {}, head.map(c => h("th", { scope: "col" }, c)))),
