@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/agentgate/agentgate/apiauth"
+	"github.com/agentgate/agentgate/dashboard"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/provider"
 	"github.com/agentgate/agentgate/schemas"
@@ -42,7 +43,11 @@ func (g *Gateway) routes(cfg APIConfig) http.Handler {
 	}
 	maybeOpen(OpenHealthz, "GET /healthz", http.HandlerFunc(g.healthz))
 	maybeOpen(OpenMetrics, "GET /metrics", promhttp.HandlerFor(g.metrics.Registry(), promhttp.HandlerOpts{}))
+	handle("GET /v1/runs", apiauth.Read, http.HandlerFunc(g.runsList))
 	handle("GET /v1/runs/{run_id}", apiauth.Read, http.HandlerFunc(g.run))
+	handle("GET /v1/runs/{run_id}/attempts", apiauth.Read, http.HandlerFunc(g.runAttempts))
+	handle("GET /v1/drift", apiauth.Read, http.HandlerFunc(g.drift))
+	handle("POST /v1/lint", apiauth.Read, http.HandlerFunc(g.lint))
 	handle("GET /v1/agents", apiauth.Read, http.HandlerFunc(g.agents))
 	handle("GET /v1/agents/{name}", apiauth.Read, http.HandlerFunc(g.agent))
 	handle("GET /v1/agents/{name}/prompt", apiauth.Read, http.HandlerFunc(g.prompt))
@@ -53,6 +58,7 @@ func (g *Gateway) routes(cfg APIConfig) http.Handler {
 	handle("GET /v1/dlq/{seq}", apiauth.Read, http.HandlerFunc(g.dlqGet))
 	handle("POST /v1/dlq/{seq}/replay", apiauth.Write, http.HandlerFunc(g.dlqReplay))
 	g.registryRoutes(mux, handle)
+	dashboard.Register(mux) // static assets, open: its API calls carry the token
 	handle("/", apiauth.Read, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, codeNotFound, "no route "+r.Method+" "+quote(r.URL.Path))
 	}))
