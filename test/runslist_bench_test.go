@@ -33,7 +33,7 @@ func BenchmarkHTTPAPI_runsList(b *testing.B) {
 	for i := range runs {
 		st := &contract.RunState{RunID: fmt.Sprintf("bench-%05d", i), AgentID: "pr-reviewer", Status: contract.RunCompleted,
 			Attempts: 1, Outcome: outcome, UpdatedAt: time.Now()}
-		if err := store.Put(ctx, st, 0); err != nil {
+		if _, err := store.Put(ctx, st, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
