@@ -402,6 +402,9 @@ func TestService_limitsSpanDocuments(t *testing.T) {
 	if !errors.As(err, &inv) || !strings.Contains(err.Error(), "a chain of 43 $refs") {
 		t.Fatalf("Register a: %v, want an InvalidError naming the chain of 43 $refs", err)
 	}
+	if msg := err.Error(); !strings.Contains(msg, "(schema "+b+")") || strings.Contains(msg, ".schema.json") {
+		t.Errorf("Register a: %v, want the documents named by their $id, not by the compiler's file names", err)
+	}
 	if _, err := svc.Store().Subject(ctx, "https://example.com/schemas/a"); err == nil {
 		t.Error("a was stored")
 	}
