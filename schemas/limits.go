@@ -114,7 +114,7 @@ func (g *schemaGraph) checkRoot(id string, file func(doc string) string) error {
 	if cycle := g.inPlaceCycle(nil); cycle != nil {
 		return g.cycleError(cycle, file)
 	}
-	r := g.costAndDepth(id, nil)
+	r := g.costAndDepth(id)
 	return g.limitError(r, file)
 }
 
@@ -365,63 +365,104 @@ type costResult struct {
 	cost  float64
 	depth int
 	chain []string // the nodes of the longest chain of $ref hops
-	docs  []string // the documents evaluation reaches, the root's first
+	docs  []string // when the cost is over the limit, the documents evaluation reaches, the root's first
 }
 
 // costAndDepth estimates the evaluation cost of the root of document id
-// (see MaxSchemaCost) and the longest chain of $ref hops from it,
+// (see MaxSchemaCost) and the longest chain of $ref hops from it.
+func (g *schemaGraph) costAndDepth(id string) costResult {
+	return g.costWalker(nil).from(id)
+}
+
+// costWalker estimates costs and chains from one root after another,
 // following references into the other documents of the graph except those
-// in skip. A recursion (through a consuming keyword: in-place cycles are
-// refused first) is counted once.
-func (g *schemaGraph) costAndDepth(id string, skip map[string]bool) costResult {
-	type result struct {
-		cost  float64
-		depth int
-		next  string // the child on the longest chain
-	}
-	memo := map[string]result{}
-	onPath := map[string]bool{}
-	var docs []string
-	var visit func(k string) result
-	visit = func(k string) result {
-		if r, ok := memo[k]; ok {
-			return r
-		}
-		if d := g.nodes[k].doc; !slices.Contains(docs, d) {
-			docs = append(docs, d)
-		}
-		onPath[k] = true
-		r := result{cost: 1}
-		for _, e := range g.nodes[k].edges {
-			if onPath[e.to] || skip[g.nodes[e.to].doc] {
-				continue
-			}
-			c := visit(e.to)
-			r.cost += c.cost
-			hop := 0
-			if e.keyword == "$ref" || e.keyword == "$dynamicRef" || e.keyword == "$recursiveRef" {
-				hop = 1
-			}
-			if c.depth+hop > r.depth {
-				r.depth, r.next = c.depth+hop, e.to
-			}
-		}
-		onPath[k] = false
-		memo[k] = r
-		return r
-	}
-	root, ok := g.resources[id]
-	if _, inGraph := g.nodes[root]; !ok || !inGraph {
+// in skip; what it finds for a subschema serves every root that reaches
+// it, so a registry costs one walk, not one per document.
+type costWalker struct {
+	g      *schemaGraph
+	skip   map[string]bool
+	memo   map[string]costMemo
+	onPath map[string]bool
+}
+
+type costMemo struct {
+	cost  float64
+	depth int
+	next  string // the child on the longest chain
+}
+
+func (g *schemaGraph) costWalker(skip map[string]bool) *costWalker {
+	return &costWalker{g: g, skip: skip, memo: map[string]costMemo{}, onPath: map[string]bool{}}
+}
+
+// from walks from the root of document id. A recursion (through a
+// consuming keyword: in-place cycles are refused first) is counted once.
+func (w *costWalker) from(id string) costResult {
+	root, ok := w.g.resources[id]
+	if _, inGraph := w.g.nodes[root]; !ok || !inGraph {
 		return costResult{}
 	}
-	r := visit(root)
-	out := costResult{cost: r.cost, depth: r.depth, docs: docs}
+	r := w.visit(root)
+	out := costResult{cost: r.cost, depth: r.depth}
 	seen := map[string]bool{}
-	for k := root; k != "" && !seen[k]; k = memo[k].next {
+	for k := root; k != "" && !seen[k]; k = w.memo[k].next {
 		seen[k] = true
 		out.chain = append(out.chain, k)
 	}
+	if out.cost > MaxSchemaCost {
+		out.docs = w.reached(root)
+	}
 	return out
+}
+
+func (w *costWalker) visit(k string) costMemo {
+	if r, ok := w.memo[k]; ok {
+		return r
+	}
+	w.onPath[k] = true
+	r := costMemo{cost: 1}
+	for _, e := range w.g.nodes[k].edges {
+		if w.onPath[e.to] || w.skip[w.g.nodes[e.to].doc] {
+			continue
+		}
+		c := w.visit(e.to)
+		r.cost += c.cost
+		hop := 0
+		if e.keyword == "$ref" || e.keyword == "$dynamicRef" || e.keyword == "$recursiveRef" {
+			hop = 1
+		}
+		if c.depth+hop > r.depth {
+			r.depth, r.next = c.depth+hop, e.to
+		}
+	}
+	w.onPath[k] = false
+	w.memo[k] = r
+	return r
+}
+
+// reached is the documents whose subschemas evaluation reaches from root,
+// root's first.
+func (w *costWalker) reached(root string) []string {
+	var docs []string
+	seen := map[string]bool{}
+	stack := []string{root}
+	for len(stack) > 0 {
+		k := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if d := w.g.nodes[k].doc; !slices.Contains(docs, d) {
+			docs = append(docs, d)
+		}
+		for _, e := range w.g.nodes[k].edges {
+			if !w.skip[w.g.nodes[e.to].doc] {
+				stack = append(stack, e.to)
+			}
+		}
+	}
+	return docs
 }
 
 // escapePtr escapes a JSON Pointer token.

@@ -2,7 +2,9 @@ package schemas
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -10,9 +12,8 @@ import (
 // file together, following $refs from one document into another: a cycle
 // that consumes no input, a chain of $refs or an evaluation cost over the
 // limits that only appears across files is refused, naming the files.
-// Each file was checked on its own before it was compiled; the documents
-// it keeps (JSON Schema files within the limits) serve inline schemas
-// (see checkInline).
+// Each file was checked on its own before it was compiled; what it finds
+// serves to check inline schemas (see checkInline).
 func (l *loader) checkAcross(loaded []*Schema) {
 	g := newGraph()
 	var ids []string
@@ -37,20 +38,69 @@ func (l *loader) checkAcross(loaded []*Schema) {
 			refused[d] = true
 		}
 	}
+	costs := g.costWalker(refused)
 	for _, id := range ids {
 		if refused[id] {
 			continue
 		}
-		if err := g.limitError(g.costAndDepth(id, refused), file); err != nil {
+		if err := g.limitError(costs.from(id), file); err != nil {
 			l.fail(file(id), err)
 			refused[id] = true
 		}
 	}
+	l.across = &acrossGraph{g: g, refused: refused, docs: map[string]*Schema{}, refs: map[string][]string{}}
 	for _, s := range loaded {
 		if s.jtd == nil && s.Doc != nil && !refused[s.ID] {
-			l.graphDocs = append(l.graphDocs, s)
+			l.across.docs[s.ID] = s
 		}
 	}
+	for _, k := range slices.Sorted(maps.Keys(g.nodes)) {
+		n := g.nodes[k]
+		for _, e := range n.edges {
+			if to := g.nodes[e.to].doc; to != n.doc && !slices.Contains(l.across.refs[n.doc], to) {
+				l.across.refs[n.doc] = append(l.across.refs[n.doc], to)
+			}
+		}
+	}
+}
+
+// acrossGraph is what checkAcross leaves for checking inline schemas: the
+// graph of every schema file, the files it refused, the files it kept and
+// which documents each one references.
+type acrossGraph struct {
+	g       *schemaGraph
+	refused map[string]bool
+	docs    map[string]*Schema
+	refs    map[string][]string
+}
+
+// reach is the kept documents that the references of h (a graph of one
+// inline document) lead to, directly or through other documents, except
+// those in leave.
+func (a *acrossGraph) reach(h *schemaGraph, leave map[string]bool) []*Schema {
+	var queue []string
+	for _, n := range h.nodes {
+		for _, kw := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
+			if ref, ok := n.obj[kw].(string); ok {
+				if to, ok := a.g.resolve(n.base, ref); ok {
+					queue = append(queue, a.g.nodes[to].doc)
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var out []*Schema
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		if seen[d] || leave[d] || a.docs[d] == nil {
+			continue
+		}
+		seen[d] = true
+		out = append(out, a.docs[d])
+		queue = append(queue, a.refs[d]...)
+	}
+	return out
 }
 
 // checkInline refuses an inline blueprint schema over a load limit, the
@@ -69,9 +119,10 @@ func (l *loader) checkInline(raw []byte, doc map[string]any, inlineID string) er
 		}
 	}
 	own := declaredIDs(doc)
+	own[id] = true
 	g := newGraph()
-	for _, s := range l.graphDocs {
-		if !own[s.ID] && s.ID != id {
+	if l.across != nil {
+		for _, s := range l.across.reach(graphOf(doc, id), own) {
 			g.add(s.Doc, s.ID)
 		}
 	}

@@ -127,6 +127,13 @@ func TestLoad_schemaLimitsAcrossFiles(t *testing.T) {
 			wantMsg: []string{"agents/x.json", "a chain of 34 $refs"},
 		},
 		{
+			name:    "an inline schema whose chain goes on through two files",
+			files:   map[string]string{"a": chainTo(5, uri("b")), "b": chain(20)},
+			agents:  map[string]string{"x": "{" + chainTo(4, uri("a")) + "}"},
+			wantErr: schemas.ErrSchemaLimit,
+			wantMsg: []string{"agents/x.json", "a chain of 34 $refs through urn:agentgate:inline:x", uri("a") + " (schemas/a.schema.json), " + uri("b")},
+		},
+		{
 			name:    "an inline schema whose fan-out goes on in a file",
 			files:   map[string]string{"b": fanOut(10)},
 			agents:  map[string]string{"x": "{" + fanOutTo(10, uri("b")) + "}"},

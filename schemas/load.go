@@ -117,9 +117,9 @@ type loader struct {
 	idSource map[string]string
 	// files lists every file read, by name.
 	files []string
-	// graphDocs are the schema files the registry-wide limit check kept
-	// (see checkAcross), for checking inline schemas against.
-	graphDocs []*Schema
+	// across is what the registry-wide limit check found (see
+	// checkAcross), for checking inline schemas against.
+	across *acrossGraph
 	// remotes, set only by the tests of the JSON Schema test suite, maps
 	// absolute URLs to documents served from memory (see remoteLoader).
 	remotes map[string][]byte
