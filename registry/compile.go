@@ -119,6 +119,13 @@ func (d docs) compileDegraded() (*schemas.Registry, []string, error) {
 // and lists the labels of the files named.
 func problems(err error, labels map[string]string) ([]string, []string) {
 	var out, entries []string
+	// Messages naming other files (a duplicate $id, a $ref cycle or chain
+	// across documents) name them by label too.
+	pairs := make([]string, 0, 2*len(labels))
+	for _, file := range slices.Sorted(maps.Keys(labels)) {
+		pairs = append(pairs, file, labels[file])
+	}
+	relabel := strings.NewReplacer(pairs...)
 	var walk func(error)
 	walk = func(err error) {
 		if fe, ok := err.(*schemas.FileError); ok {
@@ -128,7 +135,7 @@ func problems(err error, labels map[string]string) ([]string, []string) {
 			} else if !slices.Contains(entries, name) {
 				entries = append(entries, name)
 			}
-			out = append(out, fmt.Sprintf("%s: %s", name, fe.Err))
+			out = append(out, fmt.Sprintf("%s: %s", name, relabel.Replace(fe.Err.Error())))
 			return
 		}
 		if j, ok := err.(interface{ Unwrap() []error }); ok {

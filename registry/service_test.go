@@ -377,3 +377,35 @@ func TestStore_tooLarge(t *testing.T) {
 		t.Fatalf("a 9 MiB entry: %v, want ErrTooLarge", err)
 	}
 }
+
+// A document within the load limits on its own is refused when a $ref
+// chain through the documents already registered goes over them: the
+// limits span documents here as at start-up.
+func TestService_limitsSpanDocuments(t *testing.T) {
+	t.Parallel()
+	svc, _ := withService(t)
+	ctx := testCtx(t)
+	chainDoc := func(id string, n int, last string) []byte {
+		var defs []string
+		for i := range n {
+			defs = append(defs, fmt.Sprintf(`"c%d": {"$ref": "#/$defs/c%d"}`, i, i+1))
+		}
+		defs = append(defs, fmt.Sprintf(`"c%d": %s`, n, last))
+		return fmt.Appendf(nil, `{"$id": %q, "$ref": "#/$defs/c0", "$defs": {%s}}`, id, strings.Join(defs, ", "))
+	}
+	const b = "https://example.com/schemas/b/1.0.0"
+	if _, err := svc.Register(ctx, chainDoc(b, 20, `{"type": "string"}`), registry.OriginAPI); err != nil {
+		t.Fatalf("Register b: %v", err)
+	}
+	_, err := svc.Register(ctx, chainDoc("https://example.com/schemas/a/1.0.0", 20, `{"$ref": "`+b+`"}`), registry.OriginAPI)
+	var inv *registry.InvalidError
+	if !errors.As(err, &inv) || !strings.Contains(err.Error(), "a chain of 43 $refs") {
+		t.Fatalf("Register a: %v, want an InvalidError naming the chain of 43 $refs", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "(schema "+b+")") || strings.Contains(msg, ".schema.json") {
+		t.Errorf("Register a: %v, want the documents named by their $id, not by the compiler's file names", err)
+	}
+	if _, err := svc.Store().Subject(ctx, "https://example.com/schemas/a"); err == nil {
+		t.Error("a was stored")
+	}
+}

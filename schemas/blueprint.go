@@ -469,6 +469,9 @@ func (l *loader) schemaOf(raw json.RawMessage, inlineID, source string) (*Schema
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
 		}
+		if err := l.checkInline(raw, doc, inlineID); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
+		}
 		c := l.reg.compiler
 		if id, _ := doc["$id"].(string); id != "" && !strings.HasPrefix(id, "#") {
 			// Its own $id is its base URI; a compiler of its own keeps it

@@ -117,6 +117,9 @@ type loader struct {
 	idSource map[string]string
 	// files lists every file read, by name.
 	files []string
+	// across is what the registry-wide limit check found (see
+	// checkAcross), for checking inline schemas against.
+	across *acrossGraph
 	// remotes, set only by the tests of the JSON Schema test suite, maps
 	// absolute URLs to documents served from memory (see remoteLoader).
 	remotes map[string][]byte
@@ -169,6 +172,7 @@ func (l *loader) run() {
 			fileSchemas = append(fileSchemas, s)
 		}
 	}
+	l.checkAcross(fileSchemas)
 	// Refs between files are resolved whatever the order of compilation;
 	// give each schema a last chance before checking.
 	for _, s := range fileSchemas {
