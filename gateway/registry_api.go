@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"time"
 
@@ -99,7 +98,7 @@ func (g *Gateway) pathSubject(w http.ResponseWriter, r *http.Request) (*registry
 	defer cancel()
 	sub, err := st.Subject(ctx, r.PathValue("name"))
 	if err != nil {
-		writeRegistryError(w, err)
+		g.writeRegistryError(w, err)
 		return nil, false
 	}
 	return sub, true
@@ -168,13 +167,13 @@ func (g *Gateway) schemaConfig(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *Gateway) registerSchema(w http.ResponseWriter, r *http.Request) {
-	doc, ok := readSchemaBody(w, r)
+	doc, ok := g.readSchemaBody(w, r)
 	if !ok {
 		return
 	}
 	res, err := g.regSvc.Register(r.Context(), doc, registry.OriginAPI)
 	if err != nil {
-		writeRegistryError(w, err)
+		g.writeRegistryError(w, err)
 		return
 	}
 	status := http.StatusCreated
@@ -186,7 +185,7 @@ func (g *Gateway) registerSchema(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *Gateway) checkSchema(w http.ResponseWriter, r *http.Request) {
-	doc, ok := readSchemaBody(w, r)
+	doc, ok := g.readSchemaBody(w, r)
 	if !ok {
 		return
 	}
@@ -196,12 +195,12 @@ func (g *Gateway) checkSchema(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		writeJSON(w, http.StatusOK, map[string]any{"compatible": true})
 	case errors.As(err, &inv):
-		writeRegistryError(w, err)
+		g.writeRegistryError(w, err)
 	case errors.Is(err, registry.ErrIncompatible), errors.Is(err, registry.ErrImmutable), errors.Is(err, registry.ErrVersionOrder):
 		p := problemOf(err)
 		writeJSON(w, http.StatusOK, map[string]any{"compatible": false, "error": p.Error, "message": p.Message, "details": p.Details})
 	default:
-		writeRegistryError(w, err)
+		g.writeRegistryError(w, err)
 	}
 }
 
@@ -215,12 +214,12 @@ func (g *Gateway) setSchemaConfig(w http.ResponseWriter, r *http.Request) {
 	}
 	level, err := registry.ParseLevel(body.Compatibility)
 	if err != nil {
-		writeRegistryError(w, err)
+		g.writeRegistryError(w, err)
 		return
 	}
 	name := r.PathValue("name")
 	if err := g.regSvc.SetLevel(r.Context(), name, level); err != nil {
-		writeRegistryError(w, err)
+		g.writeRegistryError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"name": name, "compatibility": level})
@@ -229,7 +228,7 @@ func (g *Gateway) setSchemaConfig(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) deleteSchemaVersion(w http.ResponseWriter, r *http.Request) {
 	name, version := r.PathValue("name"), r.PathValue("version")
 	if err := g.regSvc.DeleteVersion(r.Context(), name, version); err != nil {
-		writeRegistryError(w, err)
+		g.writeRegistryError(w, err)
 		return
 	}
 	g.awaitLocal(r, func(s *registry.Snapshot) bool {
@@ -272,7 +271,7 @@ func (g *Gateway) applyAgent(mode registry.ApplyMode) http.HandlerFunc {
 		}
 		a, err := g.regSvc.ApplyAgent(r.Context(), doc, mode, registry.OriginAPI)
 		if err != nil {
-			writeRegistryError(w, err)
+			g.writeRegistryError(w, err)
 			return
 		}
 		status := http.StatusOK
@@ -287,7 +286,7 @@ func (g *Gateway) applyAgent(mode registry.ApplyMode) http.HandlerFunc {
 func (g *Gateway) deleteAgent(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := g.regSvc.DeleteAgent(r.Context(), name); err != nil {
-		writeRegistryError(w, err)
+		g.writeRegistryError(w, err)
 		return
 	}
 	g.awaitLocal(r, func(s *registry.Snapshot) bool { _, ok := s.Revisions[name]; return !ok })
@@ -315,19 +314,19 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 
 // readSchemaBody is readBody for a schema document, which must be a
 // version of the name in the path.
-func readSchemaBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+func (g *Gateway) readSchemaBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	doc, ok := readBody(w, r)
 	if !ok {
 		return nil, false
 	}
 	id, err := registry.SchemaID(doc)
 	if err != nil {
-		writeRegistryError(w, &registry.InvalidError{Problems: []string{err.Error()}})
+		g.writeRegistryError(w, &registry.InvalidError{Problems: []string{err.Error()}})
 		return nil, false
 	}
 	name, _, err := registry.SplitID(id)
 	if err != nil {
-		writeRegistryError(w, &registry.InvalidError{Problems: []string{err.Error()}})
+		g.writeRegistryError(w, &registry.InvalidError{Problems: []string{err.Error()}})
 		return nil, false
 	}
 	if want := r.PathValue("name"); name != want {
@@ -338,9 +337,14 @@ func readSchemaBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return doc, true
 }
 
-// writeRegistryError answers err with its status and problem body.
-func writeRegistryError(w http.ResponseWriter, err error) {
+// writeRegistryError answers err with its status and problem body; an
+// error that is not the registry's verdict (the bus or the store failed)
+// is logged, its text kept out of the answer (contract section 6.2).
+func (g *Gateway) writeRegistryError(w http.ResponseWriter, err error) {
 	p := problemOf(err)
+	if p.Error == "unavailable" {
+		g.cfg.Logger.Error("registry call failed", "error", err)
+	}
 	status := http.StatusServiceUnavailable
 	switch {
 	case errors.Is(err, registry.ErrInvalid):
@@ -403,8 +407,7 @@ func problemOf(err error) problem {
 		p.Message += "; one entry holds every version of a schema name (deleted ones included): raise the NATS server's max_payload, or start a new name"
 	default:
 		// Not the registry's verdict: the bus or the store failed. Its text
-		// is for the log, never the answer (contract section 6.2).
-		slog.Error("registry call failed", "error", err)
+		// is for the log (writeRegistryError), never the answer.
 		p.Message = "the registry could not be read or written now; see the gateway's log"
 	}
 	return p
