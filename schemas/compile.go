@@ -28,15 +28,8 @@ const maxMetaViolations = 5
 // schemaFile loads, checks and compiles one schema file. It returns nil
 // (after recording why) when the file is not usable.
 func (l *loader) schemaFile(p string) *Schema {
-	file := l.name(p)
-	raw, err := fs.ReadFile(l.fsys, p)
-	if err != nil {
-		l.fail(file, err)
-		return nil
-	}
-	doc, err := decodeObject(raw)
-	if err != nil {
-		l.fail(file, err)
+	file, raw, doc, ok := l.readObject(p)
+	if !ok {
 		return nil
 	}
 	id, version, err := schemaID(doc)
@@ -166,6 +159,21 @@ func compileDoc(c *jsonschema.Compiler, raw []byte, doc any, id string) (*jsonsc
 // decodeObject decodes a JSON object with encoding/json and UseNumber,
 // refusing invalid UTF-8 (which encoding/json would silently replace) and
 // trailing data.
+// readObject reads the schema file p and decodes it as a JSON object,
+// recording why when it cannot (ok false). file is p as errors name it.
+func (l *loader) readObject(p string) (file string, raw []byte, doc map[string]any, ok bool) {
+	file = l.name(p)
+	raw, err := fs.ReadFile(l.fsys, p)
+	if err == nil {
+		doc, err = decodeObject(raw)
+	}
+	if err != nil {
+		l.fail(file, err)
+		return file, nil, nil, false
+	}
+	return file, raw, doc, true
+}
+
 func decodeObject(raw []byte) (map[string]any, error) {
 	if !utf8.Valid(raw) {
 		return nil, fmt.Errorf("%w: not valid UTF-8", ErrInvalidJSON)

@@ -3,7 +3,6 @@ package schemas
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 
 	"github.com/agentgate/agentgate/jtd"
 )
@@ -22,15 +21,8 @@ const jtdSuffix = ".jtd.json"
 // semantics; its Raw is the JTD document as written. It returns nil (after recording
 // why) when the file is not usable.
 func (l *loader) jtdFile(p string) *Schema {
-	file := l.name(p)
-	raw, err := fs.ReadFile(l.fsys, p)
-	if err != nil {
-		l.fail(file, err)
-		return nil
-	}
-	doc, err := decodeObject(raw)
-	if err != nil {
-		l.fail(file, err)
+	file, raw, doc, ok := l.readObject(p)
+	if !ok {
 		return nil
 	}
 	j, err := jtd.FromValue(doc)
