@@ -94,14 +94,10 @@ func TestTwin_discoveryAndHeartbeat(t *testing.T) {
 // stops, and a typed failure once none is left.
 func TestTwin_twoInstances(t *testing.T) {
 	e := withTwins(t, []upstream{{blueprint: "gated-pair", agent: scripted("pair", agenttest.Turn{{Response: validDoc}}), instances: 2}})
-	twins := 0
-	for _, info := range e.discover() {
-		if md := info["metadata"].(map[string]any); md["agent"] == "gate" {
-			twins++
-		}
-	}
-	if twins != 1 {
-		t.Fatalf("%d twins registered, want 1", twins)
+	n := 0
+	waitFor(t, 10*time.Second, "the twin in discovery", func() bool { n = e.twins(); return n > 0 })
+	if n != 1 {
+		t.Fatalf("%d twins registered, want 1", n)
 	}
 	subject, _ := e.twinSubject("gated-pair")
 	a, b := e.agents["gated-pair"][0], e.agents["gated-pair"][1]

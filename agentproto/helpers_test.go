@@ -194,20 +194,37 @@ func (e *env) call(subject string, payload []byte, hdr nats.Header, answer strin
 // $SRV.INFO, its prompt endpoint's subject.
 func (e *env) twinSubject(blueprint string) (string, map[string]any) {
 	e.t.Helper()
-	for _, info := range e.discover() {
-		md, _ := info["metadata"].(map[string]any)
-		if md["agent"] != agentproto.TwinAgent || md["blueprint"] != blueprint {
-			continue
-		}
-		for _, ep := range info["endpoints"].([]any) {
-			ep := ep.(map[string]any)
-			if ep["name"] == "prompt" {
-				return ep["subject"].(string), info
+	var subject string
+	var found map[string]any
+	// A busy box may answer discovery after its window: ask again.
+	waitFor(e.t, 10*time.Second, "the twin of "+blueprint+" in discovery", func() bool {
+		for _, info := range e.discover() {
+			md, _ := info["metadata"].(map[string]any)
+			if md["agent"] != agentproto.TwinAgent || md["blueprint"] != blueprint {
+				continue
+			}
+			for _, ep := range info["endpoints"].([]any) {
+				ep := ep.(map[string]any)
+				if ep["name"] == "prompt" {
+					subject, found = ep["subject"].(string), info
+					return true
+				}
 			}
 		}
+		return false
+	})
+	return subject, found
+}
+
+// twins counts the gated twins in one discovery.
+func (e *env) twins() int {
+	n := 0
+	for _, info := range e.discover() {
+		if md, _ := info["metadata"].(map[string]any); md["agent"] == agentproto.TwinAgent {
+			n++
+		}
 	}
-	e.t.Fatalf("no twin of %s in discovery", blueprint)
-	return "", nil
+	return n
 }
 
 // discover collects the $SRV.INFO.SynadiaAgents records for half a second.

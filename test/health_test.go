@@ -33,7 +33,11 @@ func healthz(t *testing.T, addr string) (int, map[string]string) {
 func TestGateway_deletedConsumerIsReportedAndRecreated(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	g := startGateway(t, b, func(c *gateway.Config) { c.HealthInterval = 300 * time.Millisecond })
+	g := startGateway(t, b, func(c *gateway.Config) {
+		// The 503 lasts from the check that finds the consumer gone to the
+		// next one: long enough to be seen on a busy box.
+		c.HealthInterval = 1500 * time.Millisecond
+	})
 	waitFor(t, 15*time.Second, "healthy", func() bool { code, _ := healthz(t, g.HTTPAddr()); return code == 200 })
 	b.publish(raw{agent: "pr-reviewer", run: "before-delete", payload: validReview})
 	b.awaitOutcomes("before-delete", 1)
