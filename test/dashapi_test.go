@@ -6,8 +6,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/natstest"
 )
 
 // The API routes the dashboard reads: GET /v1/runs, GET
@@ -183,8 +185,10 @@ func TestHTTPAPI_driftAndDashboard(t *testing.T) {
 	if r := call(t, nil, base, "GET", "/v1/drift?agent=pr-reviewer", "", nil); r.status != 401 {
 		t.Errorf("drift without a token = %d, want 401", r.status)
 	}
-	r := call(t, nil, base, "GET", "/v1/drift?agent=pr-reviewer", readToken, nil)
-	var d struct {
+	// The metrics are observed after an outcome is published, so the
+	// run state can be seen before its attempt is counted: poll until the
+	// last attempt (the retry's valid answer) is in.
+	type drift struct {
 		Outcomes map[string]float64 `json:"outcomes"`
 		Retries  map[string]float64 `json:"retries"`
 		Renamed  []struct {
@@ -200,9 +204,18 @@ func TestHTTPAPI_driftAndDashboard(t *testing.T) {
 			Count         float64
 		} `json:"violations"`
 	}
-	if err := json.Unmarshal(r.body, &d); err != nil || r.status != 200 {
-		t.Fatalf("GET /v1/drift = %d %s", r.status, r.body)
-	}
+	var (
+		r apiResponse
+		d drift
+	)
+	natstest.WaitFor(t, 10*time.Second, "the retry's valid answer in the drift", func() bool {
+		r = call(t, nil, base, "GET", "/v1/drift?agent=pr-reviewer", readToken, nil)
+		d = drift{}
+		if err := json.Unmarshal(r.body, &d); err != nil || r.status != 200 {
+			t.Fatalf("GET /v1/drift = %d %s", r.status, r.body)
+		}
+		return d.Retries["valid"] >= 1
+	})
 	if d.Outcomes["valid"] != 2 || d.Outcomes["retry"] != 1 || d.Retries["valid"] != 1 ||
 		len(d.Renamed) != 1 || d.Renamed[0].Path != "$" || d.Renamed[0].Count != 1 ||
 		len(d.Stripped) != 1 || d.Stripped[0].Path != "$.*" ||
