@@ -58,6 +58,7 @@ func TestGateway_httpAPI(t *testing.T) {
 	b.publish(raw{agent: "pr-reviewer", run: "m-2", payload: badReview})
 	b.awaitOutcomes("m-2", 1)
 	b.awaitOutcomes("m-1", 1)
+	b.awaitIdle() // an outcome is counted after it is published, before its input is acked
 	metrics := getText(t, g, "/metrics", http.StatusOK)
 	for _, want := range []string{
 		`agentgate_outcomes_total{agent="pr-reviewer",outcome="valid",schema="https://agentgate.dev/schemas/pr-review/1.0.0"} 1`,
