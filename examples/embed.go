@@ -1,7 +1,7 @@
 // Package examples is the bundled configuration `agentgate serve` and
 // `agentgate validate` use when no --config is given: the schemas and
 // blueprints of the example agents in this folder, embedded in the binary so
-// that it runs from any directory.
+// that it runs from any directory. It imports only the standard library.
 package examples
 
 import "embed"

@@ -13,7 +13,8 @@
 // a valid result_data decodes into the type with nothing left over (see
 // executor.DecodeAs).
 //
-// The package knows nothing of NATS or HTTP.
+// The package knows nothing of NATS or HTTP: it must never import the bus,
+// the pipeline or the gateway, only the registry's compiler.
 package goschema
 
 import (

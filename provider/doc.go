@@ -49,5 +49,6 @@
 // normalization), so they are mapped back before validation.
 //
 // The package knows nothing of the registry, NATS, Watermill or HTTP: it
-// takes a decoded schema document and a resolver for $ref.
+// takes a decoded schema document and a resolver for $ref, and must never
+// import the registry, the bus or the pipeline.
 package provider

@@ -16,5 +16,6 @@
 // The package owns storage ([Store]), the rules ([Check], [Service]) and
 // the live view ([Live]). It knows nothing of HTTP, Watermill or the
 // pipeline's stages; compilation is package schemas' (through
-// [schemas.LoadFS]), so a document is checked exactly as at start-up.
+// [schemas.LoadFS]), so a document is checked exactly as at start-up. It
+// must not import the pipeline (handlers, router, gateway) or HTTP.
 package registry

@@ -5,5 +5,6 @@
 //
 // It owns the request and answer shapes of that API and nothing else: it
 // knows no NATS and nothing of agentgate's contract beyond executor.Message
-// and executor.ModelRefusal.
+// and executor.ModelRefusal: it must never import NATS or any agentgate
+// package but executor.
 package openai

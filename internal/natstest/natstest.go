@@ -1,7 +1,7 @@
 // Package natstest starts what agentgate's tests run against: a real NATS
 // server with JetStream on a free loopback port, its files in the test's
 // temporary directory, and a gateway on it, all stopped when the test ends.
-// It is for tests only.
+// It is for tests only: no package but a test may import it.
 package natstest
 
 import (

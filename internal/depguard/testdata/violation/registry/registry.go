@@ -1,0 +1,4 @@
+// Package registry must not import the pipeline, and does.
+package registry
+
+import _ "example.com/violation/handlers"
