@@ -70,6 +70,10 @@ func TestHTTPAPI_runsList(t *testing.T) {
 		{"by agent", "?agent=pr-reviewer&status=completed", []string{"run-4", "run-3", "run-1", "run-0"}},
 		{"other agent", "?agent=code-analyzer", nil},
 	}
+	// The list is a snapshot of the bucket: a run whose state is updated
+	// while it is read (the outcome's stream sequence is recorded after
+	// the publish) shows on the next read. Wait until all five are in.
+	natstest.WaitFor(t, 10*time.Second, "five runs listed", func() bool { return len(getRuns(t, base, "").Runs) == 5 })
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string

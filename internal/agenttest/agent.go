@@ -131,7 +131,14 @@ func Start(t testing.TB, nc *nats.Conn, cfg Config) *Agent {
 func (a *Agent) ID() string { return a.svc.Info().ID }
 
 // Stop removes the service (its subscriptions end at once).
-func (a *Agent) Stop() { _ = a.svc.Stop() }
+//
+// It returns once the server has the unsubscriptions (a flush on the
+// agent's connection), so that a request sent after it from another
+// connection no longer reaches the agent.
+func (a *Agent) Stop() {
+	_ = a.svc.Stop()
+	_ = a.nc.FlushTimeout(5 * time.Second)
+}
 
 // Prompts returns the prompt texts received so far, in order.
 func (a *Agent) Prompts() []string {
