@@ -193,7 +193,10 @@ func (t *Twin) envelope(runID string, attempt int, text []byte, up Instance) han
 	if text == nil {
 		text = []byte{}
 	}
-	return handlers.Envelope{Subject: subjects.Raw(t.cfg.Blueprint.Name), Headers: h, Payload: text}
+	// A twin's attempt is on no stream: its dead letter names the agent's
+	// raw subject, where its output would have come without the twin.
+	return handlers.Envelope{Agent: t.cfg.Blueprint.Name, Headers: h, Payload: text,
+		Origin: handlers.Origin{Subject: subjects.Raw(t.cfg.Blueprint.Name)}}
 }
 
 // earlyVerdict is what stands in for the pipeline's verdict when the

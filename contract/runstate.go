@@ -25,11 +25,13 @@ type RunState struct {
 	// every later attempt is judged by it too (section 12). Absent when
 	// the agent has no blueprint or the registry is static.
 	BlueprintRevision uint64 `json:"blueprint_revision,omitempty"`
-	// InputSeq is the raw stream's sequence of the input that produced
-	// Outcome. It is kept in the store but is not part of the API answer:
-	// it tells a redelivery of that input, whose outcome may not have gone
-	// out, from a new output for an answered attempt.
-	InputSeq uint64 `json:"-"`
+	// InputStream and InputSeq name the input that produced Outcome: the
+	// stream that holds it and its sequence there. They are kept in the
+	// store but are not part of the API answer: they tell a redelivery of
+	// that input, whose outcome may not have gone out, from a new output
+	// for an answered attempt.
+	InputStream string `json:"-"`
+	InputSeq    uint64 `json:"-"`
 	// OutcomeMsgID is the Nats-Msg-Id Outcome was published with (kept in
 	// the store, not in the API answer).
 	OutcomeMsgID string `json:"-"`

@@ -107,10 +107,10 @@ func TestPermissions_agentAttacksAreRefused(t *testing.T) {
 		if err != nil {
 			t.Fatalf("agent cannot read run state: %v", err)
 		}
-		if _, err := kv.Put(shortCtx(t), subjects.RunKey("genuine-3"), []byte(`{"status":"completed"}`)); err == nil {
+		if _, err := kv.Put(shortCtx(t), contract.RunKey("genuine-3"), []byte(`{"status":"completed"}`)); err == nil {
 			t.Fatal("put")
 		}
-		agent.refused(t, "Publish", "$KV."+subjects.RunsBucket+"."+subjects.RunKey("genuine-3"))
+		agent.refused(t, "Publish", "$KV."+subjects.RunsBucket+"."+contract.RunKey("genuine-3"))
 	})
 	t.Run("pull and ack from the gateway's consumer", func(t *testing.T) {
 		if _, err := ajs.Consumer(shortCtx(t), subjects.StreamRaw, subjects.GatewayConsumer); err == nil {

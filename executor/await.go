@@ -80,7 +80,7 @@ func (c *Client) Watch(ctx context.Context, agent, runID string, attempt int) (_
 		}
 	}()
 	// The watcher lives as long as the Waiter, not as long as ctx.
-	if w.watcher, err = kv.Watch(context.WithoutCancel(ctx), subjects.RunKey(runID), jetstream.IgnoreDeletes()); err != nil {
+	if w.watcher, err = kv.Watch(context.WithoutCancel(ctx), contract.RunKey(runID), jetstream.IgnoreDeletes()); err != nil {
 		return nil, fmt.Errorf("executor: watching run %q: %w", runID, err)
 	}
 	initial, err := w.initialState(ctx)

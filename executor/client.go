@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentgate/agentgate/contract"
 	"io"
 	"log/slog"
 	"net/http"
@@ -216,7 +217,7 @@ func (c *Client) runsBucket(ctx context.Context) (jetstream.KeyValue, error) {
 
 // checkAgent refuses an agent name that cannot be a subject token.
 func checkAgent(agent string) error {
-	if !subjects.ValidAgent(agent) {
+	if !contract.ValidAgent(agent) {
 		return fmt.Errorf("%w: agent %q is not a subject token ([A-Za-z0-9_-]+)", ErrInvalidArgument, agent)
 	}
 	return nil

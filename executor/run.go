@@ -10,7 +10,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/subjects"
 )
 
 // Result is the valid result a run ended with (contract section 3.1).
@@ -182,7 +181,7 @@ func (c *Client) runState(ctx context.Context, runID string) (*contract.RunState
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
-	e, err := kv.Get(ctx, subjects.RunKey(runID))
+	e, err := kv.Get(ctx, contract.RunKey(runID))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, nil
 	}

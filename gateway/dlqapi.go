@@ -3,11 +3,11 @@ package gateway
 import (
 	"encoding/json"
 	"errors"
+	"github.com/agentgate/agentgate/contract"
 	"net/http"
 	"strconv"
 
 	"github.com/agentgate/agentgate/dlq"
-	"github.com/agentgate/agentgate/subjects"
 )
 
 // Page sizes of GET /v1/dlq.
@@ -43,7 +43,7 @@ type replayed struct {
 // dlqList serves GET /v1/dlq?agent=&run=&after=&limit=, oldest first.
 func (g *Gateway) dlqList(w http.ResponseWriter, r *http.Request) {
 	q := dlq.Query{Agent: r.URL.Query().Get("agent"), Run: r.URL.Query().Get("run"), Limit: defaultDLQLimit}
-	if q.Agent != "" && !subjects.ValidAgent(q.Agent) {
+	if q.Agent != "" && !contract.ValidAgent(q.Agent) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "agent: want a name of [A-Za-z0-9_-]+")
 		return
 	}

@@ -8,7 +8,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/subjects"
 )
 
 // maxDriftRows bounds each top list of GET /v1/drift.
@@ -45,7 +44,7 @@ type drift struct {
 // drift serves GET /v1/drift?agent=.
 func (g *Gateway) drift(w http.ResponseWriter, r *http.Request) {
 	agent := r.URL.Query().Get("agent")
-	if !subjects.ValidAgent(agent) {
+	if !contract.ValidAgent(agent) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "agent: want a name of [A-Za-z0-9_-]+")
 		return
 	}

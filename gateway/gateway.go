@@ -175,7 +175,7 @@ type Gateway struct {
 	redactor   *redact.Redactor
 	natsURL    string
 	signingKey string
-	handler    *handlers.Handler
+	proc       *handlers.Processor
 	ncClosed   chan struct{}
 	ready      atomic.Bool
 	twins      *twins
@@ -280,25 +280,32 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// One connection, the gateway's, carries the outcomes and the
+	// router's subscriptions.
+	pub, err := router.NewPublisher(g.nc, cfg.Limits.PublishTimeout)
+	if err != nil {
+		return nil, err
+	}
+	var out message.Publisher = pub
+	if signer != nil {
+		signer.next = pub
+		out = signer
+	}
+	g.proc, err = handlers.NewProcessor(handlers.ProcessorConfig{
+		Gate: gate, Store: g.store, Chunks: chunks, DeadLetters: runstate.NewDeadLetters(g.js),
+		Emitter: router.Outcomes{Publisher: out}, Observer: g.metrics, Logger: cfg.Logger,
+		Concurrency: cfg.Workers + router.PartialWorkers, StoreTimeout: cfg.Limits.StoreTimeout,
+		PublishTimeout: cfg.Limits.PublishTimeout, DecisionTimeout: cfg.Limits.DecisionTimeout,
+		MaxInFlightBytes: cfg.Limits.MaxInFlightBytes, MaxDeliver: cfg.Limits.MaxDeliver,
+		CloseTimeout: cfg.Limits.ShutdownTimeout,
+	})
+	if err != nil {
+		return nil, err
+	}
 	g.router, err = router.New(ctx, router.Config{
 		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
-		Partial: true, PublishTimeout: cfg.Limits.PublishTimeout, CloseTimeout: cfg.Limits.ShutdownTimeout,
-		HealthInterval: cfg.HealthInterval,
-		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
-			if signer != nil {
-				signer.next = pub
-				pub = signer
-			}
-			h, err := handlers.NewHandler(handlers.HandlerConfig{
-				Gate: gate, Store: g.store, Chunks: chunks, DeadLetters: runstate.NewDeadLetters(g.js),
-				Publisher: pub, Observer: g.metrics, Logger: cfg.Logger,
-				Concurrency: concurrency, StoreTimeout: cfg.Limits.StoreTimeout, PublishTimeout: cfg.Limits.PublishTimeout,
-				DecisionTimeout: cfg.Limits.DecisionTimeout, MaxInFlightBytes: cfg.Limits.MaxInFlightBytes,
-				MaxDeliver: cfg.Limits.MaxDeliver, CloseTimeout: cfg.Limits.ShutdownTimeout,
-			})
-			g.handler = h
-			return h, err
-		},
+		Partial: true, CloseTimeout: cfg.Limits.ShutdownTimeout, HealthInterval: cfg.HealthInterval,
+		Processor: g.proc,
 	})
 	if err != nil {
 		return nil, err
@@ -460,7 +467,7 @@ func (g *Gateway) expireStreams(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if n, err := g.handler.ExpireStreams(ctx, idle); err != nil {
+			if n, err := g.proc.ExpireStreams(ctx, idle); err != nil {
 				if ctx.Err() == nil {
 					g.cfg.Logger.Warn("expiring streamed outputs", "error", err)
 				}
@@ -495,6 +502,10 @@ func (g *Gateway) Close() error {
 		}
 		if g.router != nil {
 			errs = append(errs, g.router.Close())
+		}
+		if g.proc != nil {
+			// After every door that feeds it: the router and the twins.
+			errs = append(errs, g.proc.Close())
 		}
 		if g.nc != nil {
 			if err := g.nc.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {

@@ -45,7 +45,7 @@ type runsPage struct {
 func (g *Gateway) runsList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	agent, status := q.Get("agent"), contract.RunStatus(q.Get("status"))
-	if agent != "" && !subjects.ValidAgent(agent) {
+	if agent != "" && !contract.ValidAgent(agent) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "agent: want a name of [A-Za-z0-9_-]+")
 		return
 	}

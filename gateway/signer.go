@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/router"
 )
 
 // signingPublisher signs every message it publishes (contract section
@@ -54,10 +54,10 @@ func (p *signingPublisher) Publish(topic string, msgs ...*message.Message) error
 }
 
 // PublishSeq signs msg and publishes it through the next publisher's
-// PublishSeq, so that the handler still learns where each outcome is
+// PublishSeq, so that the processor still learns where each outcome is
 // stored (exactly once beyond the dedupe window, contract section 3).
 func (p *signingPublisher) PublishSeq(ctx context.Context, topic string, msg *message.Message) (uint64, error) {
-	sp, ok := p.next.(handlers.SeqPublisher)
+	sp, ok := p.next.(router.SeqPublisher)
 	if !ok {
 		return 0, fmt.Errorf("%w: the outcome publisher reports no stream sequence", ErrBadConfig)
 	}

@@ -21,7 +21,7 @@ type twins struct {
 }
 
 // newTwins builds a twin per blueprint with an upstream; they prompt and
-// record through the handler of raw outputs.
+// record through the processor of raw outputs.
 func (g *Gateway) newTwins() (*twins, error) {
 	ts := &twins{log: g.cfg.Logger}
 	for _, bp := range g.reg.Blueprints() {
@@ -29,7 +29,7 @@ func (g *Gateway) newTwins() (*twins, error) {
 			continue
 		}
 		t, err := agentproto.New(agentproto.Config{
-			Conn: g.nc, Blueprint: bp, Judge: g.handler, Idle: g.cfg.GateIdle, Heartbeat: g.cfg.GateHeartbeat,
+			Conn: g.nc, Blueprint: bp, Judge: g.proc, Idle: g.cfg.GateIdle, Heartbeat: g.cfg.GateHeartbeat,
 			DiscoveryWait: g.cfg.GateDiscoveryWait, DiscoveryRetry: g.cfg.GateDiscoveryRetry,
 			MaxPayload: g.cfg.MaxPayload, Logger: g.cfg.Logger,
 		})

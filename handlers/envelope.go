@@ -6,24 +6,46 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/subjects"
 )
 
-// Envelope is a raw output as it arrived: where, with which headers, and the
-// payload exactly as published.
+// Envelope is one output as it arrived: the agent its address names, where
+// it came from, its headers, and the payload exactly as published. The bus
+// adapter builds it once per message; the pipeline never sees a subject
+// other than as the record Origin keeps.
 type Envelope struct {
-	Subject string
+	// Agent is the agent the output's address names; "" when the address
+	// names none (the bare raw subject), and then the Agent-Id header must.
+	Agent string
+	// Misaddressed, when set, says why the output's address cannot carry
+	// an output (a subject with more than one token after the prefix):
+	// the output is an invalid_envelope dead letter.
+	Misaddressed string
 	// Headers holds every header with all its values, for the dead letter.
 	Headers map[string][]string
 	Payload []byte
-	// Seq is the raw stream's sequence of the message; it names dead
-	// letters that cannot be tied to a run.
-	Seq uint64
+	// Origin is where the output came from: recorded in its dead letter,
+	// and, in the run's state, so that a redelivery of this very output is
+	// known as one.
+	Origin Origin
+	// WholeSubject is, for a chunk of a streamed output, the subject the
+	// assembled output counts as published to: its dead letter names it,
+	// and a replay publishes the whole output there.
+	WholeSubject string
 	// Replayed is the dead letter the Replay-Of header names, as the
 	// dead-letter stream holds it: nil when the header is absent or the
 	// stream holds no such dead letter. The handler looks it up before
 	// the gate decides.
-	Replayed *DeadLetterRef
+	Replayed *contract.DeadLetterRef
+}
+
+// Origin is where an output is kept on the bus: the subject it was
+// published to, and the stream and sequence that hold it. It is zero for an
+// output that reached the gateway otherwise (an agent-protocol twin's
+// attempt, the offline validator): such an output is never redelivered.
+type Origin struct {
+	Subject string
+	Stream  string
+	Seq     uint64
 }
 
 // Header returns the first value of a header ("" when absent).
@@ -59,12 +81,12 @@ var contractHeaders = []string{
 	contract.HeaderSessionID, contract.HeaderSchemaID, contract.HeaderOutputKind, contract.HeaderReplayOf,
 }
 
-// ParseMeta checks the envelope's subject and headers (section 2). A
+// ParseMeta checks the envelope's address and headers (section 2). A
 // non-empty reason means the raw output is an invalid_envelope dead letter;
 // the Meta then holds what could be read, for naming the dead letter.
 func ParseMeta(e Envelope) (m Meta, reason string) {
 	m.RunID = e.Header(contract.HeaderRunID)
-	token, subjectOK := subjects.AgentFromRaw(e.Subject)
+	token := e.Agent
 	header := e.Header(contract.HeaderAgentID)
 	m.AgentID = token
 	if m.AgentID == "" {
@@ -97,17 +119,17 @@ func ParseMeta(e Envelope) (m Meta, reason string) {
 		}
 	}
 	switch {
-	case !subjectOK:
-		return m, fmt.Sprintf("subject %q is not %s or %s.<agent>", e.Subject, subjects.RawPrefix, subjects.RawPrefix)
+	case e.Misaddressed != "":
+		return m, e.Misaddressed
 	case strings.TrimSpace(m.RunID) == "":
 		return m, "missing Run-Id header"
 	case len(m.RunID) > MaxRunIDLen:
 		return m, fmt.Sprintf("Run-Id is %d bytes, over the limit of %d", len(m.RunID), MaxRunIDLen)
 	case m.AgentID == "":
-		return m, "no agent: publish to " + subjects.RawPrefix + ".<agent> or set the Agent-Id header"
+		return m, "no agent: publish to agent.output.raw.<agent> or set the Agent-Id header"
 	case token != "" && header != "" && header != token:
 		return m, fmt.Sprintf("Agent-Id header %q differs from the subject's agent %q", header, token)
-	case !subjects.ValidAgent(m.AgentID):
+	case !contract.ValidAgent(m.AgentID):
 		return m, fmt.Sprintf("agent name %q is not a single subject token [A-Za-z0-9_-]+", m.AgentID)
 	}
 	if attemptErr != "" {

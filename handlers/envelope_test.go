@@ -11,32 +11,32 @@ func TestParseMeta(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
-		subject    string
+		agent      string // the agent the address names
 		headers    map[string][]string
 		wantAgent  string
 		wantTry    int
 		wantReason string // a substring; "" when the envelope is fine
 	}{
-		{"agent from subject", "agent.output.raw.pr-reviewer", map[string][]string{"Run-Id": {"r"}}, "pr-reviewer", 0, ""},
-		{"agent from header on bare subject", "agent.output.raw", map[string][]string{"Run-Id": {"r"}, "Agent-Id": {"x"}}, "x", 0, ""},
-		{"header equal to subject", "agent.output.raw.x", map[string][]string{"Run-Id": {"r"}, "Agent-Id": {"x"}, "Attempt": {"2"}}, "x", 2, ""},
-		{"same value repeated is fine", "agent.output.raw.x", map[string][]string{"Run-Id": {"r", "r"}}, "x", 0, ""},
-		{"missing run id", "agent.output.raw.x", map[string][]string{}, "x", 0, "missing Run-Id"},
-		{"blank run id", "agent.output.raw.x", map[string][]string{"Run-Id": {"  "}}, "x", 0, "missing Run-Id"},
-		{"run id too long", "agent.output.raw.x", map[string][]string{"Run-Id": {strings.Repeat("r", 300)}}, "x", 0, "over the limit"},
-		{"no agent", "agent.output.raw", map[string][]string{"Run-Id": {"r"}}, "", 0, "no agent"},
-		{"header differs from subject", "agent.output.raw.x", map[string][]string{"Run-Id": {"r"}, "Agent-Id": {"y"}}, "x", 0, "differs"},
-		{"bad agent name in header", "agent.output.raw", map[string][]string{"Run-Id": {"r"}, "Agent-Id": {"a b"}}, "a b", 0, "single subject token"},
-		{"two tokens", "agent.output.raw.a.b", map[string][]string{"Run-Id": {"r"}}, "a.b", 0, "is not"},
-		{"attempt zero", "agent.output.raw.x", map[string][]string{"Run-Id": {"r"}, "Attempt": {"0"}}, "x", 0, "positive integer"},
-		{"attempt text", "agent.output.raw.x", map[string][]string{"Run-Id": {"r"}, "Attempt": {"two"}}, "x", 0, "positive integer"},
-		{"repeated run id", "agent.output.raw.x", map[string][]string{"Run-Id": {"a", "b"}}, "x", 0, "repeated"},
-		{"repeated attempt", "agent.output.raw.x", map[string][]string{"Run-Id": {"r"}, "Attempt": {"1", "2"}}, "x", 1, "repeated"},
+		{"agent from subject", "pr-reviewer", map[string][]string{"Run-Id": {"r"}}, "pr-reviewer", 0, ""},
+		{"agent from header on bare subject", "", map[string][]string{"Run-Id": {"r"}, "Agent-Id": {"x"}}, "x", 0, ""},
+		{"header equal to subject", "x", map[string][]string{"Run-Id": {"r"}, "Agent-Id": {"x"}, "Attempt": {"2"}}, "x", 2, ""},
+		{"same value repeated is fine", "x", map[string][]string{"Run-Id": {"r", "r"}}, "x", 0, ""},
+		{"missing run id", "x", map[string][]string{}, "x", 0, "missing Run-Id"},
+		{"blank run id", "x", map[string][]string{"Run-Id": {"  "}}, "x", 0, "missing Run-Id"},
+		{"run id too long", "x", map[string][]string{"Run-Id": {strings.Repeat("r", 300)}}, "x", 0, "over the limit"},
+		{"no agent", "", map[string][]string{"Run-Id": {"r"}}, "", 0, "no agent"},
+		{"header differs from subject", "x", map[string][]string{"Run-Id": {"r"}, "Agent-Id": {"y"}}, "x", 0, "differs"},
+		{"bad agent name in header", "", map[string][]string{"Run-Id": {"r"}, "Agent-Id": {"a b"}}, "a b", 0, "single subject token"},
+		{"misaddressed", "a.b", map[string][]string{"Run-Id": {"r"}}, "a.b", 0, "subject is wrong"},
+		{"attempt zero", "x", map[string][]string{"Run-Id": {"r"}, "Attempt": {"0"}}, "x", 0, "positive integer"},
+		{"attempt text", "x", map[string][]string{"Run-Id": {"r"}, "Attempt": {"two"}}, "x", 0, "positive integer"},
+		{"repeated run id", "x", map[string][]string{"Run-Id": {"a", "b"}}, "x", 0, "repeated"},
+		{"repeated attempt", "x", map[string][]string{"Run-Id": {"r"}, "Attempt": {"1", "2"}}, "x", 1, "repeated"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m, reason := handlers.ParseMeta(handlers.Envelope{Subject: tt.subject, Headers: tt.headers})
+			m, reason := handlers.ParseMeta(handlers.Envelope{Agent: tt.agent, Misaddressed: misaddressed(tt.agent), Headers: tt.headers})
 			if tt.wantReason == "" && reason != "" || !strings.Contains(reason, tt.wantReason) {
 				t.Fatalf("reason = %q, want %q", reason, tt.wantReason)
 			}
@@ -52,14 +52,23 @@ func TestParseMeta(t *testing.T) {
 
 func TestParseMeta_refusalAndSession(t *testing.T) {
 	t.Parallel()
-	m, reason := handlers.ParseMeta(handlers.Envelope{Subject: "agent.output.raw.x", Headers: map[string][]string{
+	m, reason := handlers.ParseMeta(handlers.Envelope{Agent: "x", Headers: map[string][]string{
 		"Run-Id": {"r"}, "Output-Kind": {"refusal"}, "Session-Id": {""},
 	}})
 	if reason != "" || !m.Refusal || m.SessionID == nil || *m.SessionID != "" {
 		t.Errorf("meta = %+v, reason %q", m, reason)
 	}
-	m, _ = handlers.ParseMeta(handlers.Envelope{Subject: "agent.output.raw.x", Headers: map[string][]string{"Run-Id": {"r"}}})
+	m, _ = handlers.ParseMeta(handlers.Envelope{Agent: "x", Headers: map[string][]string{"Run-Id": {"r"}}})
 	if m.Refusal || m.SessionID != nil {
 		t.Errorf("meta = %+v", m)
 	}
+}
+
+// misaddressed stands in for the bus adapter, which finds an agent of two
+// tokens misaddressed.
+func misaddressed(agent string) string {
+	if strings.Contains(agent, ".") {
+		return "subject is wrong"
+	}
+	return ""
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/schemas"
-	"github.com/agentgate/agentgate/subjects"
 )
 
 // DefaultMaxPayload is the largest raw output accepted (1 MiB).
@@ -117,10 +116,15 @@ type Decision struct {
 	Attempt int
 	// SchemaID is the schema the output was checked against, if any.
 	SchemaID string
-	// Subject, MsgID and Payload make the outcome message.
-	Subject string
+	// MsgID and Payload make the outcome message, with Headers; where it
+	// goes is the bus's business (contract section 1): the subject of
+	// Outcome for AgentID, or of the dead letters no agent can be trusted
+	// with when Unattributed.
 	MsgID   string
 	Payload []byte
+	// Unattributed is set on a dead letter whose envelope does not name
+	// its agent unambiguously.
+	Unattributed bool
 	// ErrorType is set for dead letters.
 	ErrorType contract.ErrorType
 	// State is the run's new state; nil leaves it as it was.
@@ -137,7 +141,7 @@ type Decision struct {
 	// Nats-Msg-Id, in case it did not go out the first time.
 	Republish bool
 
-	// recorded is the run's state as the handler recorded it (or read it,
+	// recorded is the run's state as the processor recorded it (or read it,
 	// for a republish), at revision: where the outcome's stream sequence
 	// is recorded once it is published.
 	recorded *contract.RunState
@@ -176,7 +180,7 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) (d 
 	if reason != "" {
 		return g.deadLetter(env, m, m.Attempt, contract.ErrInvalidEnvelope, reason, nil, nil, now)
 	}
-	if st != nil && env.Seq != 0 && st.InputSeq == env.Seq {
+	if st != nil && env.Origin.Seq != 0 && st.InputSeq == env.Origin.Seq && st.InputStream == env.Origin.Stream {
 		// This very input produced the recorded outcome and is delivered
 		// again: the gateway stopped between recording and publishing, or
 		// before the ack. Publish the recorded outcome again; its
@@ -193,7 +197,7 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) (d 
 		}
 		return Decision{
 			Outcome: o, RunID: st.RunID, AgentID: st.AgentID, Attempt: st.Attempts,
-			Subject: subjects.Outcome(o, st.AgentID), MsgID: id, Payload: st.Outcome, Republish: true,
+			MsgID: id, Payload: st.Outcome, Republish: true,
 		}
 	}
 	if st != nil && st.AgentID != "" && st.AgentID != m.AgentID {
@@ -442,7 +446,7 @@ func refusal(m Meta, payload []byte) (text, detection string, ok bool) {
 func (g *Gate) publish(env Envelope, o contract.Outcome, m Meta, attempt int, schemaID string, ev any, st *contract.RunState, now time.Time) Decision {
 	d := Decision{
 		Outcome: o, RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt, SchemaID: schemaID,
-		Subject: subjects.Outcome(o, m.AgentID), MsgID: msgID(m, attempt, o),
+		MsgID:   msgID(m, attempt, o),
 		Payload: encode(ev),
 	}
 	if g.cfg.MaxMessage > 0 && len(d.Payload) > g.cfg.MaxMessage-1024 {
@@ -452,7 +456,7 @@ func (g *Gate) publish(env Envelope, o contract.Outcome, m Meta, attempt int, sc
 		return g.deadLetter(env, m, attempt, contract.ErrPayloadTooLarge,
 			fmt.Sprintf("the %s outcome would be %d bytes, over the bus's limit of %d", o, len(d.Payload), g.cfg.MaxMessage), nil, st, now)
 	}
-	d.State = nextState(st, m, attempt, o, d, env.Seq, now)
+	d.State = nextState(st, m, attempt, o, d, env.Origin, now)
 	return d
 }
 
@@ -482,10 +486,7 @@ func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorTyp
 	}
 	d := Decision{
 		Outcome: contract.OutcomeDLQ, RunID: m.RunID, AgentID: m.AgentID, Attempt: attempt,
-		Subject: subjects.Outcome(contract.OutcomeDLQ, m.AgentID), ErrorType: t,
-	}
-	if t == contract.ErrInvalidEnvelope && !agentTrusted(env) {
-		d.Subject = subjects.DLQ(subjects.UnknownAgent)
+		ErrorType: t, Unattributed: t == contract.ErrInvalidEnvelope && !agentTrusted(env),
 	}
 	// A dead letter marks the run failed, except for the types the contract
 	// says leave the state alone, and except on a finished run: its
@@ -498,9 +499,9 @@ func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorTyp
 		// Not the (run, attempt)'s recorded outcome: named after the input
 		// too, so that a later recorded one is not taken for its
 		// duplicate, while a redelivery of this input still is.
-		d.MsgID = msgID(m, attempt, contract.OutcomeDLQ) + ".seq-" + strconv.FormatUint(env.Seq, 10)
+		d.MsgID = msgID(m, attempt, contract.OutcomeDLQ) + ".seq-" + strconv.FormatUint(env.Origin.Seq, 10)
 	default:
-		d.MsgID = "seq-" + strconv.FormatUint(env.Seq, 10) + "." + string(contract.OutcomeDLQ)
+		d.MsgID = "seq-" + strconv.FormatUint(env.Origin.Seq, 10) + "." + string(contract.OutcomeDLQ)
 	}
 	d.Payload = encode(ev)
 	if g.cfg.MaxMessage > 0 && len(d.Payload) > g.cfg.MaxMessage-1024 {
@@ -509,7 +510,7 @@ func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorTyp
 		d.Payload = encode(ev)
 	}
 	if records {
-		d.State = nextState(st, m, attempt, contract.OutcomeDLQ, d, env.Seq, now)
+		d.State = nextState(st, m, attempt, contract.OutcomeDLQ, d, env.Origin, now)
 	}
 	return d
 }
@@ -517,21 +518,17 @@ func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorTyp
 // agentTrusted reports whether an invalid envelope still names its agent
 // unambiguously, so that its dead letter can go to that agent's subject.
 func agentTrusted(env Envelope) bool {
-	token, ok := subjects.AgentFromRaw(env.Subject)
-	if !ok {
+	if env.Misaddressed != "" {
 		return false
 	}
 	h := env.Header(contract.HeaderAgentID)
-	return token == "" || h == "" || h == token
+	return env.Agent == "" || h == "" || h == env.Agent
 }
 
 func keepRaw(env Envelope) contract.RawMessage {
-	r := contract.RawMessage{Subject: env.Subject, Headers: env.Headers, Size: len(env.Payload)}
-	switch {
-	case env.Seq >= partialSeqBase:
-		r.Stream, r.Seq = subjects.StreamPartial, env.Seq-partialSeqBase
-	case env.Seq != 0:
-		r.Stream, r.Seq = subjects.StreamRaw, env.Seq
+	r := contract.RawMessage{Subject: env.Origin.Subject, Headers: env.Headers, Size: len(env.Payload)}
+	if env.Origin.Seq != 0 {
+		r.Stream, r.Seq = env.Origin.Stream, env.Origin.Seq
 	}
 	if r.Headers == nil {
 		r.Headers = map[string][]string{}
@@ -545,7 +542,7 @@ func keepRaw(env Envelope) contract.RawMessage {
 	return r
 }
 
-func nextState(st *contract.RunState, m Meta, attempt int, o contract.Outcome, d Decision, seq uint64, now time.Time) *contract.RunState {
+func nextState(st *contract.RunState, m Meta, attempt int, o contract.Outcome, d Decision, in Origin, now time.Time) *contract.RunState {
 	next := contract.RunState{RunID: m.RunID, AgentID: m.AgentID}
 	if st != nil {
 		next = *st
@@ -555,7 +552,7 @@ func nextState(st *contract.RunState, m Meta, attempt int, o contract.Outcome, d
 	next.Outcome = d.Payload
 	next.OutcomeMsgID = d.MsgID
 	next.UpdatedAt = now
-	next.InputSeq = seq
+	next.InputStream, next.InputSeq = in.Stream, in.Seq
 	if m.ReplayOf != 0 {
 		next.Replays = append(slices.Clone(next.Replays), m.ReplayOf)
 	}
@@ -606,7 +603,7 @@ func (g *Gate) ProcessingLimit(env Envelope, st *contract.RunState, limit, msg s
 	if deliveries > 0 && st == nil {
 		// Not the run's recorded outcome: named after the input.
 		d.State = nil
-		d.MsgID = contract.MsgID(m.RunID, attempt, contract.OutcomeDLQ) + ".seq-" + strconv.FormatUint(env.Seq, 10)
+		d.MsgID = contract.MsgID(m.RunID, attempt, contract.OutcomeDLQ) + ".seq-" + strconv.FormatUint(env.Origin.Seq, 10)
 	}
 	var ev contract.FailedEvent
 	if err := json.Unmarshal(d.Payload, &ev); err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -37,7 +38,10 @@ func env(subject string, payload string, kv ...string) handlers.Envelope {
 	for i := 0; i+1 < len(kv); i += 2 {
 		h[kv[i]] = append(h[kv[i]], kv[i+1])
 	}
-	return handlers.Envelope{Subject: subject, Headers: h, Payload: []byte(payload), Seq: 7}
+	agent, _ := strings.CutPrefix(subject, "agent.output.raw")
+	agent = strings.TrimPrefix(agent, ".")
+	return handlers.Envelope{Agent: agent, Headers: h, Payload: []byte(payload),
+		Origin: handlers.Origin{Subject: subject, Stream: "AGENT_OUTPUT_RAW", Seq: 7}}
 }
 
 func TestGate_Decide(t *testing.T) {
@@ -96,9 +100,9 @@ func TestGate_Decide(t *testing.T) {
 			t.Parallel()
 			d := g.Decide(tt.given, tt.state)
 			if d.Outcome != tt.wantOutcome || d.ErrorType != tt.wantType || d.Attempt != tt.wantAttempt ||
-				d.MsgID != tt.wantMsgID || d.Subject != tt.wantSubject {
+				d.MsgID != tt.wantMsgID || subjectOf(d) != tt.wantSubject {
 				t.Fatalf("Decide = outcome %q type %q attempt %d id %q subject %q; want %q %q %d %q %q\n%s",
-					d.Outcome, d.ErrorType, d.Attempt, d.MsgID, d.Subject,
+					d.Outcome, d.ErrorType, d.Attempt, d.MsgID, router.OutcomeSubject(d),
 					tt.wantOutcome, tt.wantType, tt.wantAttempt, tt.wantMsgID, tt.wantSubject, d.Payload)
 			}
 			switch {
@@ -170,7 +174,7 @@ func TestGate_redeliveryRepublishesTheRecordedOutcome(t *testing.T) {
 	}
 	again := g.Decide(env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r"), first.State)
 	if !again.Republish || again.Outcome != contract.OutcomeRetry || again.Attempt != 1 || again.MsgID != "r.1.retry" ||
-		again.Subject != "agent.retry.requested.pr-reviewer" || string(again.Payload) != string(first.Payload) || again.State != nil {
+		router.OutcomeSubject(again) != "agent.retry.requested.pr-reviewer" || string(again.Payload) != string(first.Payload) || again.State != nil {
 		t.Errorf("redelivery = %+v", again)
 	}
 	// Once the state says where the outcome is stored, a redelivery
@@ -181,13 +185,13 @@ func TestGate_redeliveryRepublishesTheRecordedOutcome(t *testing.T) {
 		t.Errorf("redelivery of a stored outcome = %+v", d)
 	}
 	other := env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r", "Attempt", "1")
-	other.Seq = 8
+	other.Origin.Seq = 8
 	if d := g.Decide(other, first.State); d.Outcome != "" {
 		t.Errorf("another input for an answered attempt got %s", d.Outcome)
 	}
 	// Without an Attempt header a new input is the next attempt.
 	next := env("agent.output.raw.pr-reviewer", goodReview, "Run-Id", "r")
-	next.Seq = 9
+	next.Origin.Seq = 9
 	if d := g.Decide(next, first.State); d.Outcome != contract.OutcomeValid || d.Attempt != 2 || d.Republish {
 		t.Errorf("next attempt = %+v", d)
 	}
@@ -200,16 +204,16 @@ func TestGate_replayReopensTheRunOnce(t *testing.T) {
 	t.Parallel()
 	g := newGate(t, 0, 0)
 	failed := &contract.RunState{RunID: "r", AgentID: "pr-reviewer", Status: contract.RunFailed, Attempts: 2}
-	replayOf := func(payload, seq string, ref *handlers.DeadLetterRef, kv ...string) handlers.Envelope {
+	replayOf := func(payload, seq string, ref *contract.DeadLetterRef, kv ...string) handlers.Envelope {
 		e := env("agent.output.raw.pr-reviewer", payload, append([]string{"Run-Id", "r", "Attempt", "2", "Replay-Of", seq}, kv...)...)
 		e.Replayed = ref
 		return e
 	}
-	dl41 := &handlers.DeadLetterRef{Seq: 41, RunID: "r", Attempt: 2}
-	dl42 := &handlers.DeadLetterRef{Seq: 42, RunID: "r", Attempt: 2}
+	dl41 := &contract.DeadLetterRef{Seq: 41, RunID: "r", Attempt: 2}
+	dl42 := &contract.DeadLetterRef{Seq: 42, RunID: "r", Attempt: 2}
 
 	replay := replayOf(goodReview, "41", dl41)
-	replay.Seq = 100
+	replay.Origin.Seq = 100
 	d := g.Decide(replay, failed)
 	if d.Outcome != contract.OutcomeValid || d.Attempt != 2 || d.MsgID != "r.2.valid.replay-41" {
 		t.Fatalf("replay = %q attempt %d id %q: %s", d.Outcome, d.Attempt, d.MsgID, d.Payload)
@@ -233,8 +237,8 @@ func TestGate_replayReopensTheRunOnce(t *testing.T) {
 		{"the same dead letter again", replayOf(goodReview, "41", dl41), &stillFailed},
 		{"into a run that completed since", replayOf(badReview, "42", dl42), d.State},
 		{"a dead letter the stream does not hold", replayOf(goodReview, "999", nil), failed},
-		{"a dead letter of another run", replayOf(goodReview, "43", &handlers.DeadLetterRef{Seq: 43, RunID: "other", Attempt: 2}), failed},
-		{"a dead letter of another attempt", replayOf(goodReview, "44", &handlers.DeadLetterRef{Seq: 44, RunID: "r", Attempt: 1}), failed},
+		{"a dead letter of another run", replayOf(goodReview, "43", &contract.DeadLetterRef{Seq: 43, RunID: "other", Attempt: 2}), failed},
+		{"a dead letter of another attempt", replayOf(goodReview, "44", &contract.DeadLetterRef{Seq: 44, RunID: "r", Attempt: 1}), failed},
 		{"a run never seen", replayOf(goodReview, "41", dl41), nil},
 		{"a sequence that is not the one looked up", replayOf(goodReview, "45", dl41), failed},
 	}
@@ -320,4 +324,12 @@ func TestGate_refusalBesideAValidDocument(t *testing.T) {
 	if strings.Contains(string(plain.Payload), `"refusal"`) {
 		t.Errorf("a plain result carries a refusal: %s", plain.Payload)
 	}
+}
+
+// subjectOf is where the router sends d's outcome; "" when d has none.
+func subjectOf(d handlers.Decision) string {
+	if d.Outcome == "" {
+		return ""
+	}
+	return router.OutcomeSubject(d)
 }

@@ -85,7 +85,7 @@ type inFlight struct {
 
 // reserve waits for n bytes of the budget (at most the whole budget, so
 // that one large payload waits for an empty gateway rather than forever).
-func (h *Handler) reserve(ctx context.Context, n int) (*inFlight, error) {
+func (h *Processor) reserve(ctx context.Context, n int) (*inFlight, error) {
 	w := min(int64(max(n, 1)), int64(h.cfg.MaxInFlightBytes))
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.StoreTimeout)
 	defer cancel()
@@ -109,12 +109,12 @@ func (r *inFlight) release() {
 // deciders within DecisionTimeout; a decision that overruns it is replaced
 // by a processing_limit dead letter, and runs on, unobserved, holding its
 // bytes in flight until it ends.
-func (h *Handler) bounded(res *inFlight, decide func(Envelope, *contract.RunState) Decision) func(Envelope, *contract.RunState) Decision {
+func (h *Processor) bounded(res *inFlight, decide func(Envelope, *contract.RunState) Decision) func(Envelope, *contract.RunState) Decision {
 	return func(env Envelope, st *contract.RunState) Decision {
 		var d Decision
 		res.hold()
 		start := time.Now()
-		_, late := h.deciders.doWithin(func() error { d = decide(env, st); return nil }, h.cfg.DecisionTimeout, res.release)
+		_, late := h.deciders.DoWithin(func() error { d = decide(env, st); return nil }, h.cfg.DecisionTimeout, res.release)
 		if !late {
 			return d
 		}

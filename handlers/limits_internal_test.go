@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/schemas"
 )
@@ -18,15 +16,14 @@ func (nopStore) Put(context.Context, *contract.RunState, uint64) (uint64, error)
 	return 1, nil
 }
 
-type nopPublisher struct{}
+type nopEmitter struct{}
 
-func (nopPublisher) Publish(string, ...*message.Message) error { return nil }
-func (nopPublisher) Close() error                              { return nil }
+func (nopEmitter) Emit(context.Context, Decision) (uint64, error) { return 0, nil }
 
 // The bytes in flight are a budget: a message waits for room (and gives
 // up after the store timeout), and a decision abandoned past its time
 // limit keeps its bytes until it really ends.
-func TestHandler_inFlightBytes(t *testing.T) {
+func TestProcessor_inFlightBytes(t *testing.T) {
 	t.Parallel()
 	reg, err := schemas.Load("../examples")
 	if err != nil {
@@ -36,7 +33,7 @@ func TestHandler_inFlightBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := NewHandler(HandlerConfig{Gate: gate, Store: nopStore{}, Publisher: nopPublisher{},
+	h, err := NewProcessor(ProcessorConfig{Gate: gate, Store: nopStore{}, Emitter: nopEmitter{},
 		MaxInFlightBytes: 100, StoreTimeout: 30 * time.Millisecond, DecisionTimeout: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +51,7 @@ func TestHandler_inFlightBytes(t *testing.T) {
 	// A decision that overruns its limit is a processing_limit dead letter
 	// at once, and holds the bytes until it returns.
 	unblock := make(chan struct{})
-	env := Envelope{Subject: "agent.output.raw.pr-reviewer", Headers: map[string][]string{"Run-Id": {"r"}}, Payload: make([]byte, 80), Seq: 3}
+	env := Envelope{Agent: "pr-reviewer", Headers: map[string][]string{"Run-Id": {"r"}}, Payload: make([]byte, 80), Origin: Origin{Seq: 3}}
 	d := h.bounded(first, func(Envelope, *contract.RunState) Decision { <-unblock; return Decision{} })(env, nil)
 	if d.ErrorType != contract.ErrProcessingLimit {
 		t.Fatalf("overrun decision = %q", d.ErrorType)

@@ -41,7 +41,7 @@ func partialGate(t *testing.T, extra string) *handlers.Gate {
 
 // next is e as a later input of the raw stream.
 func next(e handlers.Envelope) handlers.Envelope {
-	e.Seq++
+	e.Origin.Seq++
 	return e
 }
 

@@ -16,26 +16,17 @@ import (
 // belongs to this run and attempt, and was never replayed before; anything
 // else is an invalid_envelope dead letter that leaves the run alone.
 
-// DeadLetterRef is what the dead-letter stream says about the dead letter a
-// replay names.
-type DeadLetterRef struct {
-	// Seq is the dead letter's sequence in the dead-letter stream.
-	Seq     uint64
-	RunID   string
-	Attempt int
-}
-
 // DeadLetters looks dead letters up by sequence. DeadLetter returns nil and
 // no error when the stream holds no dead letter at seq; an error only when
 // the stream cannot be read (the message is then redelivered).
 type DeadLetters interface {
-	DeadLetter(ctx context.Context, seq uint64) (*DeadLetterRef, error)
+	DeadLetter(ctx context.Context, seq uint64) (*contract.DeadLetterRef, error)
 }
 
 // resolveReplay looks up the dead letter env's Replay-Of header names and
 // attaches it to env for the gate. An unreadable header is left for the
 // gate to dead-letter; without a DeadLetters every replay is refused.
-func (h *Handler) resolveReplay(ctx context.Context, env Envelope) (Envelope, error) {
+func (h *Processor) resolveReplay(ctx context.Context, env Envelope) (Envelope, error) {
 	m, reason := ParseMeta(env)
 	if reason != "" || m.ReplayOf == 0 || h.cfg.DeadLetters == nil {
 		return env, nil

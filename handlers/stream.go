@@ -8,11 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill/message"
-
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/schemas"
-	"github.com/agentgate/agentgate/subjects"
 )
 
 // Streamed outputs (contract section 8): chunks arrive on
@@ -30,68 +27,8 @@ import (
 // before it is dead-lettered as stream_incomplete.
 const DefaultStreamIdle = 60 * time.Second
 
-// partialSeqBase keeps the sequences of the partial stream apart from the
-// raw stream's in RunState.InputSeq: the input of a streamed attempt is
-// named by its final chunk, plus this.
-const partialSeqBase = 1 << 48
-
-// StreamState is a streamed attempt's entry in the ChunkStore.
-type StreamState struct {
-	RunID   string `json:"run_id"`
-	AgentID string `json:"agent_id"`
-	// Attempt is the chunks' Attempt header, or the run's next expected
-	// attempt when the first chunk came without one.
-	Attempt int `json:"attempt"`
-	// Headers are the first chunk's headers, less the chunk headers.
-	Headers map[string][]string `json:"headers"`
-	// Chunks are kept as bytes (base64 in JSON): a chunk may end in the
-	// middle of a UTF-8 sequence.
-	Chunks map[int][]byte `json:"chunks"`
-	// Final is the Chunk-Seq of the final chunk, -1 until it came, and
-	// FinalSeq its sequence in the partial stream.
-	Final    int    `json:"final"`
-	FinalSeq uint64 `json:"final_seq,omitempty"`
-	// LastSeq is the partial-stream sequence of the latest chunk added.
-	LastSeq uint64 `json:"last_seq,omitempty"`
-	// StopSeq, once set, says the attempt is being stopped early and names
-	// its input (the chunk whose prefix was judged), so that the stop is
-	// decided, and republished, the same way whichever chunk comes next.
-	StopSeq uint64 `json:"stop_seq,omitempty"`
-	// Done is set once the attempt has an outcome (assembled, stopped early
-	// or expired): later chunks are ignored.
-	Done      bool      `json:"done"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-// Complete reports whether every chunk up to the final one is there.
-func (s *StreamState) Complete() bool {
-	if s.Final < 0 {
-		return false
-	}
-	for i := 0; i <= s.Final; i++ {
-		if _, ok := s.Chunks[i]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// Prefix is the chunks from 0 on, up to the first missing one (and no
-// further than the final one).
-func (s *StreamState) Prefix() []byte {
-	var b []byte
-	for i := 0; s.Final < 0 || i <= s.Final; i++ {
-		c, ok := s.Chunks[i]
-		if !ok {
-			break
-		}
-		b = append(b, c...)
-	}
-	return b
-}
-
-// size is the bytes of every chunk kept.
-func (s *StreamState) size() int {
+// streamSize is the bytes of every chunk kept.
+func streamSize(s *contract.StreamState) int {
 	n := 0
 	for _, c := range s.Chunks {
 		n += len(c)
@@ -99,8 +36,10 @@ func (s *StreamState) size() int {
 	return n
 }
 
-// envelope is the attempt as a raw output, for the pipeline.
-func (s *StreamState) envelope(payload []byte) Envelope {
+// streamEnvelope is the attempt as one output, for the pipeline: its
+// origin is the chunk that names it (the one whose prefix was judged, else
+// the final one, else the latest).
+func streamEnvelope(s *contract.StreamState, payload []byte) Envelope {
 	h := make(map[string][]string, len(s.Headers))
 	for k, v := range s.Headers {
 		h[k] = v
@@ -112,13 +51,11 @@ func (s *StreamState) envelope(payload []byte) Envelope {
 	case s.FinalSeq != 0:
 		seq = s.FinalSeq
 	}
-	if seq != 0 {
-		seq += partialSeqBase
-	}
 	if s.Attempt > 0 {
 		h[contract.HeaderAttempt] = []string{strconv.Itoa(s.Attempt)}
 	}
-	return Envelope{Subject: subjects.Raw(s.AgentID), Headers: h, Payload: payload, Seq: seq}
+	return Envelope{Agent: s.AgentID, Headers: h, Payload: payload,
+		Origin: Origin{Subject: s.Subject, Stream: s.Stream, Seq: seq}}
 }
 
 // ChunkStore keeps the chunks of streamed attempts, like RunStore: Get
@@ -126,15 +63,15 @@ func (s *StreamState) envelope(payload []byte) Envelope {
 // creates the entry and otherwise updates it only at revision, returning
 // ErrStateConflict when it is not; Keys lists the attempts kept.
 type ChunkStore interface {
-	Get(ctx context.Context, key string) (*StreamState, uint64, error)
-	Put(ctx context.Context, key string, st *StreamState, revision uint64) error
+	Get(ctx context.Context, key string) (*contract.StreamState, uint64, error)
+	Put(ctx context.Context, key string, st *contract.StreamState, revision uint64) error
 	Keys(ctx context.Context) ([]string, error)
 	Delete(ctx context.Context, key string) error
 }
 
 // StreamKey is the ChunkStore key of a run's attempt.
 func StreamKey(runID string, attempt int) string {
-	return subjects.RunKey(runID) + "." + strconv.Itoa(attempt)
+	return contract.RunKey(runID) + "." + strconv.Itoa(attempt)
 }
 
 // chunk is what a partial message says about itself.
@@ -144,16 +81,16 @@ type chunk struct {
 	final bool
 }
 
-// parseChunk checks a partial message's subject and headers.
+// parseChunk checks a chunk's address and headers: a raw output's, plus
+// the chunk headers. Its address must name the agent.
 func parseChunk(env Envelope) (chunk, string) {
-	agent, ok := subjects.AgentFromPartial(env.Subject)
-	if !ok {
-		return chunk{}, fmt.Sprintf("subject %q is not %s.<agent>", env.Subject, subjects.PartialPrefix)
+	if env.Misaddressed != "" {
+		return chunk{}, env.Misaddressed
 	}
-	// The chunk's headers are a raw output's: check them as such.
-	asRaw := env
-	asRaw.Subject = subjects.Raw(agent)
-	m, reason := ParseMeta(asRaw)
+	if env.Agent == "" {
+		return chunk{}, fmt.Sprintf("subject %q names no agent", env.Origin.Subject)
+	}
+	m, reason := ParseMeta(env)
 	if reason != "" {
 		return chunk{meta: m}, reason
 	}
@@ -169,22 +106,13 @@ func parseChunk(env Envelope) (chunk, string) {
 // maxChunks bounds the chunks of one attempt.
 const maxChunks = 100_000
 
-// HandleChunk processes one streamed chunk; its signature is
-// message.NoPublishHandlerFunc. Like Handle, it returns an error only for
-// what a retry can fix.
-func (h *Handler) HandleChunk(msg *message.Message) error {
-	return h.runner.do(func() error { return h.handleChunk(msg) })
-}
-
-func (h *Handler) handleChunk(msg *message.Message) error {
+// ProcessChunk processes one streamed chunk: it keeps it, and emits the
+// attempt's outcome once the attempt is complete or can no longer become
+// valid. Like Process, it returns an error only for what a retry can fix.
+// Each call on the store is bounded from its own start (see timedChunks).
+func (h *Processor) ProcessChunk(ctx context.Context, env Envelope) error {
 	if h.cfg.Chunks == nil {
 		return fmt.Errorf("%w: no chunk store", ErrBadConfig)
-	}
-	// Each call on the bus is bounded from its own start (see timedChunks).
-	ctx := context.WithoutCancel(msg.Context())
-	env := EnvelopeFromMessage(msg)
-	if env.Seq != 0 {
-		env.Seq += partialSeqBase
 	}
 	c, reason := parseChunk(env)
 	if reason != "" {
@@ -207,7 +135,8 @@ func (h *Handler) handleChunk(msg *message.Message) error {
 			return fmt.Errorf("reading stream %q: %w", key, err)
 		}
 		if st == nil {
-			st = &StreamState{RunID: c.meta.RunID, AgentID: c.meta.AgentID, Attempt: c.meta.Attempt,
+			st = &contract.StreamState{RunID: c.meta.RunID, AgentID: c.meta.AgentID, Attempt: c.meta.Attempt,
+				Subject: env.WholeSubject, Stream: env.Origin.Stream,
 				Headers: chunkless(env.Headers), Chunks: map[int][]byte{}, Final: -1}
 		}
 		if st.Done {
@@ -218,11 +147,11 @@ func (h *Handler) handleChunk(msg *message.Message) error {
 			if len(st.Chunks) >= maxChunks {
 				return nil // bounded: the idle limit ends it
 			}
-			if st.size()+len(env.Payload) > h.chunkLimit() {
+			if streamSize(st)+len(env.Payload) > h.chunkLimit() {
 				// Over the limit: the output is decided as it stands, which
 				// the gate finds too large.
 				over := append(st.Prefix(), env.Payload...)
-				d, err := h.decideWith(ctx, st.envelope(over), nil)
+				d, err := h.decideWith(ctx, streamEnvelope(st, over), nil)
 				if err != nil {
 					return err
 				}
@@ -232,9 +161,9 @@ func (h *Handler) handleChunk(msg *message.Message) error {
 				return h.closeStream(ctx, key)
 			}
 			st.Chunks[c.seq] = env.Payload
-			st.LastSeq = env.Seq - partialSeqBase
+			st.LastSeq = env.Origin.Seq
 			if c.final {
-				st.Final, st.FinalSeq = c.seq, env.Seq-partialSeqBase
+				st.Final, st.FinalSeq = c.seq, env.Origin.Seq
 			}
 			st.UpdatedAt = h.cfg.Gate.cfg.Now().UTC()
 			if err := h.cfg.Chunks.Put(ctx, key, st, rev); errors.Is(err, ErrStateConflict) {
@@ -250,14 +179,14 @@ func (h *Handler) handleChunk(msg *message.Message) error {
 
 // advanceStream decides a streamed attempt once it is complete, or ends it
 // early when its prefix can no longer become valid.
-func (h *Handler) advanceStream(ctx context.Context, key string, st *StreamState) error {
+func (h *Processor) advanceStream(ctx context.Context, key string, st *contract.StreamState) error {
 	var d Decision
 	var err error
 	switch {
 	case st.StopSeq == 0 && st.Complete():
-		d, err = h.decideWith(ctx, st.envelope(st.Prefix()), nil)
+		d, err = h.decideWith(ctx, streamEnvelope(st, st.Prefix()), nil)
 	default:
-		env := st.envelope(st.Prefix())
+		env := streamEnvelope(st, st.Prefix())
 		if m, _ := ParseMeta(env); m.Refusal {
 			return nil
 		}
@@ -270,7 +199,7 @@ func (h *Handler) advanceStream(ctx context.Context, key string, st *StreamState
 			if st, err = h.markStop(ctx, key); err != nil || st == nil || st.Done {
 				return err
 			}
-			env = st.envelope(st.Prefix())
+			env = streamEnvelope(st, st.Prefix())
 			if vs = h.prefixViolations(env); len(vs) == 0 {
 				return nil
 			}
@@ -287,7 +216,7 @@ func (h *Handler) advanceStream(ctx context.Context, key string, st *StreamState
 }
 
 // publishStream publishes a streamed attempt's outcome, if it has one.
-func (h *Handler) publishStream(ctx context.Context, d Decision) error {
+func (h *Processor) publishStream(ctx context.Context, d Decision) error {
 	if d.Outcome == "" {
 		return nil
 	}
@@ -303,7 +232,7 @@ func (h *Handler) publishStream(ctx context.Context, d Decision) error {
 // chunkLimit bounds the bytes kept for one streamed attempt: the payload
 // limit, and what the chunk bucket can hold in one entry (base64 inflates
 // by a third).
-func (h *Handler) chunkLimit() int {
+func (h *Processor) chunkLimit() int {
 	limit := h.cfg.Gate.cfg.MaxPayload
 	if m := h.cfg.Gate.cfg.MaxMessage; m > 0 {
 		limit = min(limit, m*3/4-16<<10)
@@ -313,7 +242,7 @@ func (h *Handler) chunkLimit() int {
 
 // markStop records that the attempt is stopped early, named by its latest
 // chunk, and returns the state as recorded (nil when it is gone).
-func (h *Handler) markStop(ctx context.Context, key string) (*StreamState, error) {
+func (h *Processor) markStop(ctx context.Context, key string) (*contract.StreamState, error) {
 	for range maxConflicts {
 		st, rev, err := h.cfg.Chunks.Get(ctx, key)
 		if err != nil {
@@ -333,7 +262,7 @@ func (h *Handler) markStop(ctx context.Context, key string) (*StreamState, error
 }
 
 // prefixViolations judges a streamed prefix against its agent's schema.
-func (h *Handler) prefixViolations(env Envelope) []contract.Violation {
+func (h *Processor) prefixViolations(env Envelope) []contract.Violation {
 	m, _ := ParseMeta(env)
 	bp, ok := h.cfg.Gate.cfg.Registry.Blueprint(m.AgentID)
 	if !ok || bp.OutputSchema == nil || bp.Reply != "" {
@@ -350,7 +279,7 @@ func (h *Handler) prefixViolations(env Envelope) []contract.Violation {
 
 // closeStream marks a streamed attempt done, so that later chunks are
 // ignored.
-func (h *Handler) closeStream(ctx context.Context, key string) error {
+func (h *Processor) closeStream(ctx context.Context, key string) error {
 	for range maxConflicts {
 		st, rev, err := h.cfg.Chunks.Get(ctx, key)
 		if err != nil {
@@ -375,7 +304,7 @@ func (h *Handler) closeStream(ctx context.Context, key string) error {
 // for longer than that; it returns how many it expired. Replicas
 // may all call it: closing an attempt is compare-and-set, and the dead
 // letter's Nats-Msg-Id is the attempt's.
-func (h *Handler) ExpireStreams(ctx context.Context, idle time.Duration) (int, error) {
+func (h *Processor) ExpireStreams(ctx context.Context, idle time.Duration) (int, error) {
 	if h.cfg.Chunks == nil {
 		return 0, nil
 	}
@@ -404,7 +333,7 @@ func (h *Handler) ExpireStreams(ctx context.Context, idle time.Duration) (int, e
 			}
 			continue
 		}
-		env := st.envelope(st.Prefix())
+		env := streamEnvelope(st, st.Prefix())
 		d, err := h.decideStream(ctx, env, len(st.Chunks), idle)
 		if err != nil {
 			return expired, err
@@ -423,7 +352,7 @@ func (h *Handler) ExpireStreams(ctx context.Context, idle time.Duration) (int, e
 // decideStream records and returns the stream_incomplete dead letter of an
 // expired attempt, through the gate: the contract's precedence applies, and
 // a recorded outcome of this very input is published again.
-func (h *Handler) decideStream(ctx context.Context, env Envelope, chunks int, idle time.Duration) (Decision, error) {
+func (h *Processor) decideStream(ctx context.Context, env Envelope, chunks int, idle time.Duration) (Decision, error) {
 	return h.decideWith(ctx, env, &Verdict{
 		Incomplete:     fmt.Sprintf("no final chunk within %s (%d chunk(s) received)", idle, chunks),
 		Normalizations: []contract.Normalization{},
@@ -432,7 +361,7 @@ func (h *Handler) decideStream(ctx context.Context, env Envelope, chunks int, id
 
 // decideWith decides an assembled stream, with an early verdict when one
 // is given, within the decision limit and the bytes-in-flight budget.
-func (h *Handler) decideWith(ctx context.Context, env Envelope, v *Verdict) (Decision, error) {
+func (h *Processor) decideWith(ctx context.Context, env Envelope, v *Verdict) (Decision, error) {
 	res, err := h.reserve(ctx, len(env.Payload))
 	if err != nil {
 		return Decision{}, err
@@ -460,13 +389,13 @@ type timedChunks struct {
 	timeout time.Duration
 }
 
-func (c timedChunks) Get(ctx context.Context, key string) (*StreamState, uint64, error) {
+func (c timedChunks) Get(ctx context.Context, key string) (*contract.StreamState, uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	return c.ChunkStore.Get(ctx, key)
 }
 
-func (c timedChunks) Put(ctx context.Context, key string, st *StreamState, revision uint64) error {
+func (c timedChunks) Put(ctx context.Context, key string, st *contract.StreamState, revision uint64) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	return c.ChunkStore.Put(ctx, key, st, revision)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/router"
 )
 
 // memStore is a handlers.RunStore in memory, compare-and-set included.
@@ -86,13 +87,13 @@ func TestHandler_Submit(t *testing.T) {
 			t.Parallel()
 			store := &memStore{runs: map[string]*contract.RunState{}, revs: map[string]uint64{}}
 			pub := &memPub{msgs: map[string][]*message.Message{}}
-			h, err := handlers.NewHandler(handlers.HandlerConfig{Gate: newGate(t, 1<<20, 0), Store: store, Publisher: pub})
+			h, err := handlers.NewProcessor(handlers.ProcessorConfig{Gate: newGate(t, 1<<20, 0), Store: store, Emitter: router.Outcomes{Publisher: pub}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = h.Close() })
 			e := env("agent.output.raw.pr-reviewer", tt.payload, contract.HeaderRunID, "g-1", contract.HeaderAttempt, "1")
-			e.Seq = 0
+			e.Origin = handlers.Origin{}
 			d, err := h.Submit(context.Background(), e, tt.early)
 			if err != nil || d.Outcome != tt.want || d.ErrorType != tt.wantType {
 				t.Fatalf("Submit = %s %s, %v; want %s %s", d.Outcome, d.ErrorType, err, tt.want, tt.wantType)

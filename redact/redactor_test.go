@@ -27,7 +27,7 @@ func decide(t *testing.T, reg *schemas.Registry, payload string, attempt int) []
 		t.Fatal(err)
 	}
 	d := gate.Decide(handlers.Envelope{
-		Subject: "agent.output.raw.account-agent",
+		Agent:   "account-agent",
 		Headers: map[string][]string{contract.HeaderRunID: {"r"}, contract.HeaderAttempt: {strconv.Itoa(attempt)}},
 		Payload: []byte(payload),
 	}, nil)
@@ -111,7 +111,7 @@ func BenchmarkRedactor_Outcome(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := gate.Decide(handlers.Envelope{
-		Subject: "agent.output.raw.account-agent",
+		Agent:   "account-agent",
 		Headers: map[string][]string{contract.HeaderRunID: {"r"}},
 		Payload: []byte(`{"name":"Ada","ssn":"123-45-6789","cards":[{"label":"Visa","number":"4111111111111111"},{"label":"MC","number":"5500000000000004"}],"integration":{"kind":"api","token":"tok-very-secret"}}`),
 	}, nil).Payload

@@ -14,3 +14,7 @@ var ErrServerNotReady = errors.New("router: embedded NATS server not ready")
 // consuming raw outputs: a durable consumer was deleted, or consumption
 // stopped.
 var ErrNotConsuming = errors.New("router: not consuming")
+
+// ErrCloseTimeout is returned by Router.Close when a message was still in
+// hand when the close timeout ran out.
+var ErrCloseTimeout = errors.New("router: close timed out")

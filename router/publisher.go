@@ -29,9 +29,16 @@ type Publisher struct {
 }
 
 var (
-	_ message.Publisher     = (*Publisher)(nil)
-	_ handlers.SeqPublisher = (*Publisher)(nil)
+	_ message.Publisher = (*Publisher)(nil)
+	_ SeqPublisher      = (*Publisher)(nil)
 )
+
+// SeqPublisher is a message.Publisher that also reports the stream
+// sequence a message was stored at (see handlers.Emitter).
+type SeqPublisher interface {
+	message.Publisher
+	PublishSeq(ctx context.Context, topic string, msg *message.Message) (uint64, error)
+}
 
 // NewPublisher returns a Publisher on nc; timeout bounds each publish
 // (default DefaultPublishTimeout).
@@ -79,3 +86,25 @@ func (p *Publisher) PublishSeq(ctx context.Context, topic string, msg *message.M
 
 // Close implements message.Publisher; the connection is the router's.
 func (p *Publisher) Close() error { return nil }
+
+// Outcomes is the handlers.Emitter on a Watermill publisher: each outcome
+// goes to its subject (OutcomeSubject) as a message whose metadata are the
+// outcome's headers. With a SeqPublisher it reports where each was stored.
+type Outcomes struct {
+	Publisher message.Publisher
+}
+
+var _ handlers.Emitter = Outcomes{}
+
+// Emit implements handlers.Emitter.
+func (o Outcomes) Emit(ctx context.Context, d handlers.Decision) (uint64, error) {
+	msg := message.NewMessage(d.MsgID, d.Payload)
+	for k, v := range d.Headers() {
+		msg.Metadata.Set(k, v)
+	}
+	subject := OutcomeSubject(d)
+	if sp, ok := o.Publisher.(SeqPublisher); ok {
+		return sp.PublishSeq(ctx, subject, msg)
+	}
+	return 0, o.Publisher.Publish(subject, msg)
+}

@@ -33,10 +33,9 @@ type Config struct {
 	Conn *nats.Conn
 	// Name is the NATS connection name (default "agentgate").
 	Name string
-	// Handler builds the handler that decides and publishes outcomes
-	// (required), given the router's publisher and how many messages the
-	// router may hand it at once (HandlerConfig.Concurrency).
-	Handler func(pub message.Publisher, concurrency int) (*handlers.Handler, error)
+	// Processor decides each output and emits its outcome (required). It
+	// stays the caller's: close it after the router.
+	Processor *handlers.Processor
 	// AckWait is how long a message may be in processing before JetStream
 	// redelivers it (default 30 s).
 	AckWait time.Duration
@@ -49,9 +48,6 @@ type Config struct {
 	// durable consumer subjects.PartialConsumer; the handler needs a chunk
 	// store.
 	Partial bool
-	// PublishTimeout bounds each outcome's publish from its start (default
-	// DefaultPublishTimeout).
-	PublishTimeout time.Duration
 	// CloseTimeout bounds the wait for in-flight messages on Close
 	// (default 10 s).
 	CloseTimeout time.Duration
@@ -92,8 +88,8 @@ func (c Config) Validate() error {
 	if c.URL == "" && c.Conn == nil {
 		errs = append(errs, fmt.Errorf("%w: no NATS URL or connection", ErrBadConfig))
 	}
-	if c.Handler == nil {
-		errs = append(errs, fmt.Errorf("%w: no handler", ErrBadConfig))
+	if c.Processor == nil {
+		errs = append(errs, fmt.Errorf("%w: no processor", ErrBadConfig))
 	}
 	if c.AckWait < time.Second || c.MaxAckPending < 1 || c.Workers < 1 || c.CloseTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("%w: ack wait under 1s or a non-positive limit", ErrBadConfig))
@@ -123,7 +119,7 @@ type Router struct {
 	cfg       Config
 	wm        *message.Router
 	consumers *consumerSet
-	handler   *handlers.Handler
+	stage     *stage
 
 	health  health
 	watchMu sync.Mutex
@@ -173,7 +169,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	}
 	closeAll := closeConn
 
-	// MaxDeliver is the handler's, set once it is built (before Run binds
+	// MaxDeliver is the processor's, set below (before Run binds
 	// the consumer).
 	consumerCfg := subjects.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 	consumers := &consumerSet{}
@@ -211,22 +207,13 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		closeAll()
 		return nil, fmt.Errorf("router: subscriber: %w", err)
 	}
-	pub, err := NewPublisher(conn, cfg.PublishTimeout)
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
 	concurrency := cfg.Workers
 	if cfg.Partial {
 		concurrency += PartialWorkers
 	}
-	h, err := cfg.Handler(pub, concurrency)
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	closeAll = func() { _ = h.Close(); closeConn() }
-	consumerCfg.MaxDeliver = h.MaxDeliver()
+	st := newStage(cfg.Processor, concurrency, cfg.Logger)
+	closeAll = func() { st.close(cfg.CloseTimeout); closeConn() }
+	consumerCfg.MaxDeliver = cfg.Processor.MaxDeliver()
 
 	wm, err := message.NewRouter(message.RouterConfig{CloseTimeout: cfg.CloseTimeout}, wlog)
 	if err != nil {
@@ -237,7 +224,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		// Outermost: the message's whole time in hand counts, retries
 		// and its dead letter included.
 		prog.middleware(max(cfg.AckWait/3, 100*time.Millisecond)),
-		h.Poison(),
+		st.poison(),
 		middleware.Retry{
 			MaxRetries:      3,
 			InitialInterval: 50 * time.Millisecond,
@@ -257,11 +244,11 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	// workers are what lets validation use every core while other messages
 	// wait on the bus.
 	for i := range cfg.Workers {
-		wm.AddConsumerHandler(fmt.Sprintf("raw-outputs-%d", i), subjects.RawPrefix+".>", sub, h.Handle)
+		wm.AddConsumerHandler(fmt.Sprintf("raw-outputs-%d", i), subjects.RawPrefix+".>", sub, st.raw)
 	}
 	if cfg.Partial {
 		partialCfg := subjects.PartialConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
-		partialCfg.MaxDeliver = h.MaxDeliver()
+		partialCfg.MaxDeliver = cfg.Processor.MaxDeliver()
 		psub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 			Conn: conn, Logger: wlog, AckWaitTimeout: cfg.AckWait, NakDelay: wmjs.NewStaticDelay(time.Second),
 			Unmarshaler: Unmarshaler{progress: prog}, AckAsync: true,
@@ -281,10 +268,10 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 			return nil, fmt.Errorf("router: partial subscriber: %w", err)
 		}
 		for i := range PartialWorkers {
-			wm.AddConsumerHandler(fmt.Sprintf("partial-chunks-%d", i), subjects.PartialPrefix+".>", psub, h.HandleChunk)
+			wm.AddConsumerHandler(fmt.Sprintf("partial-chunks-%d", i), subjects.PartialPrefix+".>", psub, st.chunk)
 		}
 	}
-	r.wm, r.handler = wm, h
+	r.wm, r.stage = wm, st
 	return r, nil
 }
 
@@ -343,7 +330,10 @@ func (r *Router) Close() error {
 		if !r.consumers.drain(r.cfg.CloseTimeout) {
 			r.cfg.Logger.Warn("messages still in flight at close; JetStream will redeliver them", "timeout", r.cfg.CloseTimeout)
 		}
-		r.closeErr = errors.Join(r.wm.Close(), r.handler.Close())
+		r.closeErr = r.wm.Close()
+		if !r.stage.close(r.cfg.CloseTimeout) {
+			r.closeErr = errors.Join(r.closeErr, fmt.Errorf("%w: a message still in hand after %s", ErrCloseTimeout, r.cfg.CloseTimeout))
+		}
 	})
 	return r.closeErr
 }

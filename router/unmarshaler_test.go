@@ -31,8 +31,8 @@ func TestUnmarshaler_neverFails(t *testing.T) {
 	msg.Header.Add("Run-Id", "a")
 	msg.Header.Add("Run-Id", "b")
 	msg.Header.Set("Session-Id", "s")
-	msg.Header.Set(handlers.MetaSubject, "spoofed")
-	msg.Header.Set(handlers.MetaRepeated, `{"Run-Id":["evil"]}`)
+	msg.Header.Set(router.MetaSubject, "spoofed")
+	msg.Header.Set(router.MetaRepeated, `{"Run-Id":["evil"]}`)
 	if _, err := js.PublishMsg(ctx, msg); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestUnmarshaler_neverFails(t *testing.T) {
 		t.Errorf("payload %q, uuid %q", m.Payload, m.UUID)
 	}
 	want := map[string]string{
-		"Session-Id": "s", "Run-Id": "a", handlers.MetaSubject: "t.x", handlers.MetaSeq: "1", handlers.MetaDelivered: "1",
+		"Session-Id": "s", "Run-Id": "a", router.MetaSubject: "t.x", router.MetaStream: "T", router.MetaSeq: "1", router.MetaDelivered: "1",
 	}
 	for k, v := range want {
 		if m.Metadata.Get(k) != v {
@@ -61,14 +61,14 @@ func TestUnmarshaler_neverFails(t *testing.T) {
 		}
 	}
 	var repeated map[string][]string
-	if err := json.Unmarshal([]byte(m.Metadata.Get(handlers.MetaRepeated)), &repeated); err != nil {
+	if err := json.Unmarshal([]byte(m.Metadata.Get(router.MetaRepeated)), &repeated); err != nil {
 		t.Fatal(err)
 	}
 	if len(repeated) != 1 || len(repeated["Run-Id"]) != 2 {
 		t.Errorf("repeated = %v", repeated)
 	}
-	env := handlers.EnvelopeFromMessage(m)
-	if len(env.Headers["Run-Id"]) != 2 || env.Subject != "t.x" || env.Seq != 1 {
+	env := router.Envelope(m)
+	if len(env.Headers["Run-Id"]) != 2 || env.Origin != (handlers.Origin{Subject: "t.x", Stream: "T", Seq: 1}) {
 		t.Errorf("envelope = %+v", env)
 	}
 	if _, reason := handlers.ParseMeta(env); reason == "" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentgate/agentgate/contract"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -23,7 +24,7 @@ var _ handlers.ChunkStore = (*Chunks)(nil)
 func NewChunks(kv jetstream.KeyValue) *Chunks { return &Chunks{kv: kv} }
 
 // Get returns a streamed attempt's chunks and revision, or nil and 0.
-func (c *Chunks) Get(ctx context.Context, key string) (*handlers.StreamState, uint64, error) {
+func (c *Chunks) Get(ctx context.Context, key string) (*contract.StreamState, uint64, error) {
 	e, err := c.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, nil
@@ -31,15 +32,15 @@ func (c *Chunks) Get(ctx context.Context, key string) (*handlers.StreamState, ui
 	if err != nil {
 		return nil, 0, fmt.Errorf("runstate: get chunks %q: %w", key, err)
 	}
-	var st handlers.StreamState
+	var st contract.StreamState
 	if err := json.Unmarshal(e.Value(), &st); err != nil {
 		return nil, 0, fmt.Errorf("runstate: decoding chunks %q: %w", key, err)
 	}
 	return &st, e.Revision(), nil
 }
 
-// Put writes st at revision (0: create), or returns handlers.ErrStateConflict.
-func (c *Chunks) Put(ctx context.Context, key string, st *handlers.StreamState, revision uint64) error {
+// Put writes st at revision (0: create), or returns contract.ErrStateConflict.
+func (c *Chunks) Put(ctx context.Context, key string, st *contract.StreamState, revision uint64) error {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("runstate: encoding chunks %q: %w", key, err)

@@ -28,7 +28,7 @@ func NewDeadLetters(js jetstream.JetStream) *DeadLetters { return &DeadLetters{j
 // DeadLetter returns the run and attempt of the dead letter at seq, read
 // from the headers the gateway published it with; nil when the stream holds
 // no message there, or one on a subject that is not a dead letter's.
-func (d *DeadLetters) DeadLetter(ctx context.Context, seq uint64) (*handlers.DeadLetterRef, error) {
+func (d *DeadLetters) DeadLetter(ctx context.Context, seq uint64) (*contract.DeadLetterRef, error) {
 	s, err := d.js.Stream(ctx, subjects.StreamDLQ)
 	if err != nil {
 		return nil, fmt.Errorf("runstate: dead-letter stream: %w", err)
@@ -44,5 +44,5 @@ func (d *DeadLetters) DeadLetter(ctx context.Context, seq uint64) (*handlers.Dea
 		return nil, nil
 	}
 	attempt, _ := strconv.Atoi(m.Header.Get(contract.HeaderAttempt))
-	return &handlers.DeadLetterRef{Seq: seq, RunID: m.Header.Get(contract.HeaderRunID), Attempt: attempt}, nil
+	return &contract.DeadLetterRef{Seq: seq, RunID: m.Header.Get(contract.HeaderRunID), Attempt: attempt}, nil
 }

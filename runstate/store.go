@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
-	"github.com/agentgate/agentgate/subjects"
 )
 
 // Store is a handlers.RunStore on a key-value bucket.
@@ -27,7 +26,7 @@ func New(kv jetstream.KeyValue) *Store { return &Store{kv: kv} }
 // Get returns the run's state and its revision, or nil and 0 when the run
 // is unknown.
 func (s *Store) Get(ctx context.Context, runID string) (*contract.RunState, uint64, error) {
-	e, err := s.kv.Get(ctx, subjects.RunKey(runID))
+	e, err := s.kv.Get(ctx, contract.RunKey(runID))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, nil
 	}
@@ -38,23 +37,24 @@ func (s *Store) Get(ctx context.Context, runID string) (*contract.RunState, uint
 	if err := json.Unmarshal(e.Value(), &rec); err != nil {
 		return nil, 0, fmt.Errorf("runstate: decoding %q: %w", runID, err)
 	}
-	rec.RunState.InputSeq, rec.RunState.OutcomeMsgID, rec.RunState.OutcomeSeq = rec.InputSeq, rec.OutcomeMsgID, rec.OutcomeSeq
+	rec.RunState.InputStream, rec.RunState.InputSeq = rec.InputStream, rec.InputSeq
+	rec.RunState.OutcomeMsgID, rec.RunState.OutcomeSeq = rec.OutcomeMsgID, rec.OutcomeSeq
 	return &rec.RunState, e.Revision(), nil
 }
 
 // Put writes st if the entry is still at revision (0: if it does not exist
-// yet) and returns the entry's new revision, or handlers.ErrStateConflict
+// yet) and returns the entry's new revision, or contract.ErrStateConflict
 // when it is not at revision.
 func (s *Store) Put(ctx context.Context, st *contract.RunState, revision uint64) (uint64, error) {
 	b, err := encodeRecord(st)
 	if err != nil {
 		return 0, fmt.Errorf("runstate: encoding %q: %w", st.RunID, err)
 	}
-	return casPutRev(ctx, s.kv, subjects.RunKey(st.RunID), b, revision)
+	return casPutRev(ctx, s.kv, contract.RunKey(st.RunID), b, revision)
 }
 
 // casPut writes b under key if the entry is still at revision (0: if it
-// does not exist yet), and returns handlers.ErrStateConflict when it is not.
+// does not exist yet), and returns contract.ErrStateConflict when it is not.
 func casPut(ctx context.Context, kv jetstream.KeyValue, key string, b []byte, revision uint64) error {
 	_, err := casPutRev(ctx, kv, key, b, revision)
 	return err
@@ -67,13 +67,13 @@ func casPutRev(ctx context.Context, kv jetstream.KeyValue, key string, b []byte,
 	if revision == 0 {
 		rev, err = kv.Create(ctx, key, b)
 		if errors.Is(err, jetstream.ErrKeyExists) {
-			return 0, fmt.Errorf("runstate: create %q: %w", key, handlers.ErrStateConflict)
+			return 0, fmt.Errorf("runstate: create %q: %w", key, contract.ErrStateConflict)
 		}
 	} else {
 		rev, err = kv.Update(ctx, key, b, revision)
 		// Replicated buckets report a revision conflict as key exists.
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
-			return 0, fmt.Errorf("runstate: update %q: %w", key, handlers.ErrStateConflict)
+			return 0, fmt.Errorf("runstate: update %q: %w", key, contract.ErrStateConflict)
 		}
 	}
 	if err != nil {
@@ -90,6 +90,7 @@ type recordHead struct {
 	Attempts     int                `json:"attempts"`
 	UpdatedAt    time.Time          `json:"updated_at"`
 	Replays      []uint64           `json:"replays,omitempty"`
+	InputStream  string             `json:"input_stream,omitempty"`
 	InputSeq     uint64             `json:"input_seq,omitempty"`
 	OutcomeMsgID string             `json:"outcome_msg_id,omitempty"`
 	OutcomeSeq   uint64             `json:"outcome_seq,omitempty"`
@@ -105,7 +106,7 @@ type recordHead struct {
 func encodeRecord(st *contract.RunState) ([]byte, error) {
 	head, err := json.Marshal(recordHead{
 		RunID: st.RunID, AgentID: st.AgentID, Status: st.Status, Attempts: st.Attempts, UpdatedAt: st.UpdatedAt,
-		Replays: st.Replays, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID, OutcomeSeq: st.OutcomeSeq,
+		Replays: st.Replays, InputStream: st.InputStream, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID, OutcomeSeq: st.OutcomeSeq,
 		BlueprintRevision: st.BlueprintRevision,
 	})
 	if err != nil {
@@ -126,6 +127,7 @@ func encodeRecord(st *contract.RunState) ([]byte, error) {
 // the gateway needs.
 type record struct {
 	contract.RunState
+	InputStream  string `json:"input_stream,omitempty"`
 	InputSeq     uint64 `json:"input_seq,omitempty"`
 	OutcomeMsgID string `json:"outcome_msg_id,omitempty"`
 	OutcomeSeq   uint64 `json:"outcome_seq,omitempty"`

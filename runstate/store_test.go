@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/subjects"
@@ -25,7 +24,7 @@ func TestRunKey(t *testing.T) {
 		{"ünï", "b64_w7xuw68"},
 	}
 	for _, tt := range tests {
-		if got := subjects.RunKey(tt.given); got != tt.want {
+		if got := contract.RunKey(tt.given); got != tt.want {
 			t.Errorf("RunKey(%q) = %q, want %q", tt.given, got, tt.want)
 		}
 	}
@@ -58,7 +57,7 @@ func TestStore_compareAndSet(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: create: %v", id, err)
 		}
-		if _, err := s.Put(ctx, first, 0); !errors.Is(err, handlers.ErrStateConflict) {
+		if _, err := s.Put(ctx, first, 0); !errors.Is(err, contract.ErrStateConflict) {
 			t.Fatalf("%q: second create = %v, want ErrStateConflict", id, err)
 		}
 		got, rev, err := s.Get(ctx, id)
@@ -71,7 +70,7 @@ func TestStore_compareAndSet(t *testing.T) {
 		next := *got
 		next.Status, next.Attempts = contract.RunCompleted, 2
 		next.Replays, next.InputSeq, next.OutcomeMsgID, next.OutcomeSeq = []uint64{7}, 42, id+".2.valid", 9
-		if _, err := s.Put(ctx, &next, rev+5); !errors.Is(err, handlers.ErrStateConflict) {
+		if _, err := s.Put(ctx, &next, rev+5); !errors.Is(err, contract.ErrStateConflict) {
 			t.Fatalf("%q: stale update = %v, want ErrStateConflict", id, err)
 		}
 		if _, err := s.Put(ctx, &next, rev); err != nil {

@@ -1,7 +1,6 @@
 package subjects
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/agentgate/agentgate/contract"
@@ -21,11 +20,6 @@ const (
 // UnknownAgent is the agent token of dead letters that cannot be tied to an
 // agent: they go to agent.output.dlq._.
 const UnknownAgent = "_"
-
-var agentName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
-// ValidAgent reports whether name can be an agent's subject token.
-func ValidAgent(name string) bool { return agentName.MatchString(name) }
 
 // Raw is the subject an executor publishes an agent's raw output to.
 func Raw(agent string) string { return RawPrefix + "." + agent }
@@ -48,7 +42,7 @@ func DLQ(agent string) string { return DLQPrefix + "." + agent }
 // Outcome is the subject an outcome for agent is published to. An agent name
 // that is not a valid token goes to the unknown-agent dead-letter subject.
 func Outcome(o contract.Outcome, agent string) string {
-	if !ValidAgent(agent) {
+	if !contract.ValidAgent(agent) {
 		return DLQ(UnknownAgent)
 	}
 	switch o {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/schemas"
 	"github.com/agentgate/agentgate/subjects"
 )
@@ -137,12 +138,12 @@ func (p *failFirstPublish) Publish(topic string, msgs ...*message.Message) error
 	return p.Publisher.Publish(topic, msgs...)
 }
 
-// PublishSeq keeps the router's publisher a handlers.SeqPublisher.
+// PublishSeq keeps the router's publisher a router.SeqPublisher.
 func (p *failFirstPublish) PublishSeq(ctx context.Context, topic string, msg *message.Message) (uint64, error) {
 	if p.fails(msg) {
 		return 0, errors.New("injected: crashed before publishing")
 	}
-	return p.Publisher.(handlers.SeqPublisher).PublishSeq(ctx, topic, msg)
+	return p.Publisher.(router.SeqPublisher).PublishSeq(ctx, topic, msg)
 }
 
 func (p *failFirstPublish) fails(msg *message.Message) bool {

@@ -81,10 +81,10 @@ type routerSetup struct {
 	streams subjects.StreamsConfig
 	ackWait time.Duration
 	workers int
-	// gate and handler tune the gate and the handler before they are
+	// gate and handler tune the gate and the processor before they are
 	// built.
 	gate    func(*handlers.GateConfig)
-	handler func(*handlers.HandlerConfig)
+	handler func(*handlers.ProcessorConfig)
 	router  func(*routerConfig)
 }
 
@@ -117,24 +117,40 @@ func (b *bus) startRouterWith(reg handlers.Registry, rs routerSetup) (stop func(
 	if err != nil {
 		b.t.Fatal(err)
 	}
+	// The outcomes go out on the router's connection when the test gives
+	// one, else on one of the harness's own.
+	pubConn := rs.conn
+	if pubConn == nil {
+		if pubConn, err = nats.Connect(b.srv.ClientURL()); err != nil {
+			b.t.Fatal(err)
+		}
+		b.t.Cleanup(pubConn.Close)
+	}
+	rpub, err := router.NewPublisher(pubConn, 0)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	var pub message.Publisher = rpub
+	if rs.wrapPub != nil {
+		pub = rs.wrapPub(pub)
+	}
+	pcfg := handlers.ProcessorConfig{Gate: gate, Store: store, Chunks: runstate.NewChunks(ckv),
+		DeadLetters: runstate.NewDeadLetters(b.js), Emitter: router.Outcomes{Publisher: pub}}
+	if rs.handler != nil {
+		rs.handler(&pcfg)
+	}
+	proc, err := handlers.NewProcessor(pcfg)
+	if err != nil {
+		b.t.Fatal(err)
+	}
 	rcfg := router.Config{
-		URL:     b.srv.ClientURL(),
-		Conn:    rs.conn,
-		AckWait: rs.ackWait,
-		Workers: rs.workers,
-		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Partial: true,
-		Handler: func(pub message.Publisher, concurrency int) (*handlers.Handler, error) {
-			if rs.wrapPub != nil {
-				pub = rs.wrapPub(pub)
-			}
-			hcfg := handlers.HandlerConfig{Gate: gate, Store: store, Chunks: runstate.NewChunks(ckv),
-				DeadLetters: runstate.NewDeadLetters(b.js), Publisher: pub, Concurrency: concurrency}
-			if rs.handler != nil {
-				rs.handler(&hcfg)
-			}
-			return handlers.NewHandler(hcfg)
-		},
+		URL:       b.srv.ClientURL(),
+		Conn:      rs.conn,
+		AckWait:   rs.ackWait,
+		Workers:   rs.workers,
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Partial:   true,
+		Processor: proc,
 	}
 	if rs.router != nil {
 		rs.router(&rcfg)
@@ -146,7 +162,7 @@ func (b *bus) startRouterWith(reg handlers.Registry, rs routerSetup) (stop func(
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
 	var once sync.Once
-	stop = func() { once.Do(func() { _ = r.Close(); <-done }) }
+	stop = func() { once.Do(func() { _ = r.Close(); <-done; _ = proc.Close() }) }
 	b.t.Cleanup(stop)
 	return stop
 }

@@ -59,7 +59,7 @@ func backtracking(n int) string {
 func TestGateway_slowDecisionIsAProcessingLimit(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	b.startRouterWith(hostileRegistry(t), routerSetup{handler: func(c *handlers.HandlerConfig) {
+	b.startRouterWith(hostileRegistry(t), routerSetup{handler: func(c *handlers.ProcessorConfig) {
 		c.DecisionTimeout = 300 * time.Millisecond
 	}})
 	payload := backtracking(30)
@@ -83,7 +83,7 @@ func TestGateway_slowDecisionIsAProcessingLimit(t *testing.T) {
 func TestGateway_storeDeadlineStartsWithTheCall(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	b.startRouterWith(hostileRegistry(t), routerSetup{handler: func(c *handlers.HandlerConfig) {
+	b.startRouterWith(hostileRegistry(t), routerSetup{handler: func(c *handlers.ProcessorConfig) {
 		c.StoreTimeout = 250 * time.Millisecond
 		c.DecisionTimeout = time.Minute
 	}})
@@ -118,7 +118,7 @@ func TestGateway_lastDeliveryIsDeadLettered(t *testing.T) {
 	store := &brokenStore{}
 	b.startRouterWith(reg, routerSetup{
 		wrapStore: func(s handlers.RunStore) handlers.RunStore { store.RunStore = s; return store },
-		handler:   func(c *handlers.HandlerConfig) { c.MaxDeliver = 2 },
+		handler:   func(c *handlers.ProcessorConfig) { c.MaxDeliver = 2 },
 	})
 	b.publish(raw{agent: "pr-reviewer", run: "doomed", payload: validReview})
 	o := b.awaitOutcomes("doomed", 1)[0]
@@ -141,7 +141,7 @@ func TestGateway_closeIsBoundedWithASlowMessageInFlight(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
 	stop := b.startRouterWith(hostileRegistry(t), routerSetup{
-		handler: func(c *handlers.HandlerConfig) {
+		handler: func(c *handlers.ProcessorConfig) {
 			c.DecisionTimeout = time.Hour
 			c.CloseTimeout = 500 * time.Millisecond
 		},

@@ -66,7 +66,9 @@ func TestStream_stoppedEarly(t *testing.T) {
 }
 
 // A stream whose final chunk never comes is dead-lettered as
-// stream_incomplete once idle, with what came so far.
+// stream_incomplete once idle, with what came so far: kept as one raw
+// output of the agent's (where a replay sends it), pointing at its latest
+// chunk in the partial stream.
 func TestStream_incompleteIsDeadLettered(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
@@ -76,6 +78,11 @@ func TestStream_incompleteIsDeadLettered(t *testing.T) {
 	if o.Subject != "agent.output.dlq.pr-reviewer" || field(o.Body, "error", "type") != "stream_incomplete" ||
 		field(o.Body, "raw", "payload") != `{"summary": "Half` {
 		t.Fatalf("outcome on %s: %s", o.Subject, o.Data)
+	}
+	// The bus's only chunk is the partial stream's first message.
+	if field(o.Body, "raw", "subject") != "agent.output.raw.pr-reviewer" || field(o.Body, "raw", "stream") != "AGENT_OUTPUT_PARTIAL" ||
+		field(o.Body, "raw", "seq") != float64(1) {
+		t.Errorf("raw: %s", o.Data)
 	}
 	b.awaitState("s-3", contract.RunFailed, 1)
 }

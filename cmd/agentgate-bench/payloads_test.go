@@ -7,7 +7,6 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/schemas"
-	"github.com/agentgate/agentgate/subjects"
 )
 
 // The load is the mix it claims: exact shares, 1 to 4 KB, and each kind of
@@ -38,7 +37,7 @@ func TestGenerate_mixAndOutcomes(t *testing.T) {
 	}
 	for i := range 400 {
 		p := l.at(i)
-		d := gate.Decide(handlers.Envelope{Subject: subjects.Raw(p.agent), Payload: p.data,
+		d := gate.Decide(handlers.Envelope{Agent: p.agent, Payload: p.data,
 			Headers: map[string][]string{contract.HeaderRunID: {runID(i)}}}, nil)
 		if d.Outcome != outcome[p.kind.String()] {
 			t.Fatalf("output %d (%s, %s): outcome %s: %s", i, p.agent, p.kind, d.Outcome, d.Payload)

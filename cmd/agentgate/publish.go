@@ -42,7 +42,7 @@ came in time, 2 on a usage or connection error.`,
   echo 'I cannot help with that.' | agentgate publish --agent pr-reviewer --run run-2 --refusal`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !subjects.ValidAgent(agent) {
+			if !contract.ValidAgent(agent) {
 				return exitCode{2, fmt.Errorf("--agent %q: want a name of [A-Za-z0-9_-]+", agent)}
 			}
 			payload, err := readInput(cmd, args)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/agentgate/agentgate/contract"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
@@ -43,7 +44,7 @@ the order they happened (a run's outcomes by attempt). Stops on Ctrl-C, or after
 			if len(args) == 1 {
 				which = args[0]
 			}
-			if agent != "" && !subjects.ValidAgent(agent) {
+			if agent != "" && !contract.ValidAgent(agent) {
 				return exitCode{2, fmt.Errorf("--agent %q: want a name of [A-Za-z0-9_-]+", agent)}
 			}
 			nc, js, err := connect(cmd, "tail")

@@ -11,7 +11,6 @@ import (
 	bundled "github.com/agentgate/agentgate/examples"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/schemas"
-	"github.com/agentgate/agentgate/subjects"
 )
 
 func newValidateCmd() *cobra.Command {
@@ -57,7 +56,7 @@ configuration error.`,
 			if schemaID != "" {
 				headers[contract.HeaderSchemaID] = []string{schemaID}
 			}
-			d := gate.Decide(handlers.Envelope{Subject: subjects.Raw(agent), Headers: headers, Payload: payload}, nil)
+			d := gate.Decide(handlers.Envelope{Agent: agent, Headers: headers, Payload: payload}, nil)
 			fmt.Fprintln(cmd.OutOrStdout(), string(d.Payload))
 			switch {
 			case d.Outcome == contract.OutcomeValid:

@@ -1,4 +1,8 @@
-package handlers
+// Package workers owns the fixed pools of long-lived goroutines that
+// messages are handled and decisions made on, with their time limits and
+// the panics they carry back. It is plumbing, free of the domain and the
+// bus: it must never import agentgate's packages, Watermill or nats.go.
+package workers
 
 import (
 	"fmt"
@@ -9,7 +13,7 @@ import (
 	"time"
 )
 
-// runner runs the handling of messages on a fixed set of long-lived
+// Pool runs the handling of messages on a fixed set of long-lived
 // goroutines. Handling one goes deep into the validator and the NATS
 // client; on the fresh goroutine Watermill starts for every message the
 // stack would grow, and be copied, each time (7 % of the gateway's CPU in a
@@ -17,7 +21,7 @@ import (
 // messages may be handled at once, so their number never changes. A panic
 // is carried back and raised again on the caller's goroutine, where the
 // router's Recoverer turns it into a dead letter.
-type runner struct {
+type Pool struct {
 	jobs    chan runJob
 	quit    chan struct{}
 	once    sync.Once
@@ -49,9 +53,9 @@ type runResult struct {
 }
 
 // PanicError is a panic raised while handling a message, carried back from
-// the runner's goroutine with the stack where it happened: the router's
+// the pool's goroutine with the stack where it happened: the router's
 // Recoverer, which catches it again on the caller's goroutine, only sees
-// the runner's.
+// the pool's.
 type PanicError struct {
 	Value any
 	Stack []byte
@@ -65,8 +69,9 @@ func (e *PanicError) Unwrap() error {
 	return err
 }
 
-func newRunner(n int) *runner {
-	r := &runner{jobs: make(chan runJob), quit: make(chan struct{})}
+// New starts a pool of n goroutines (at least one).
+func New(n int) *Pool {
+	r := &Pool{jobs: make(chan runJob), quit: make(chan struct{})}
 	for range max(n, 1) {
 		r.running.Add(1)
 		go r.loop()
@@ -74,11 +79,11 @@ func newRunner(n int) *runner {
 	return r
 }
 
-// do runs f on one of the runner's goroutines, waiting for one to be free,
+// Do runs f on one of the pool's goroutines, waiting for one to be free,
 // and returns its error or raises its panic (as a *PanicError). A job that
 // calls runtime.Goexit ends the caller's goroutine the same way. Once the
-// runner is closed, f runs on the caller's goroutine.
-func (r *runner) do(f func() error) error {
+// pool is closed, f runs on the caller's goroutine.
+func (r *Pool) Do(f func() error) error {
 	job := runJob{f: f, done: make(chan runResult, 1)}
 	select {
 	case r.jobs <- job:
@@ -99,14 +104,14 @@ func raise(res runResult) error {
 	return res.err
 }
 
-// doWithin is do with a time limit that starts once one of the runner's
+// DoWithin is Do with a time limit that starts once one of the pool's
 // goroutines takes f. When f has not returned by then, doWithin returns
 // late: f runs on to its end (Go cannot stop it) with its goroutine lent
-// out, and a new goroutine takes its place in the runner, so that the
-// runner's capacity is whole again at once. after, if set, runs when f
+// out, and a new goroutine takes its place in the pool, so that the
+// pool's capacity is whole again at once. after, if set, runs when f
 // returns, late or not: what f holds (its share of the bytes in flight)
 // is released only then.
-func (r *runner) doWithin(f func() error, limit time.Duration, after func()) (err error, late bool) {
+func (r *Pool) DoWithin(f func() error, limit time.Duration, after func()) (err error, late bool) {
 	job := runJob{f: f, done: make(chan runResult, 1), state: new(atomic.Int32), after: after}
 	select {
 	case r.jobs <- job:
@@ -133,8 +138,8 @@ func (r *runner) doWithin(f func() error, limit time.Duration, after func()) (er
 	}
 }
 
-// loop takes jobs until the runner closes.
-func (r *runner) loop() {
+// loop takes jobs until the pool closes.
+func (r *Pool) loop() {
 	defer r.running.Done()
 	for {
 		select {
@@ -149,10 +154,10 @@ func (r *runner) loop() {
 }
 
 // exec runs one job and always answers it; it reports whether its
-// goroutine still belongs to the runner (false when the job's caller
+// goroutine still belongs to the pool (false when the job's caller
 // abandoned it, and another goroutine took its place). A job that calls
 // runtime.Goexit ends this goroutine: another one takes its place.
-func (r *runner) exec(job runJob) (keep bool) {
+func (r *Pool) exec(job runJob) (keep bool) {
 	var res runResult
 	returned := false
 	defer func() {
@@ -178,10 +183,10 @@ func (r *runner) exec(job runJob) (keep bool) {
 	return true
 }
 
-// close stops the goroutines once their jobs are done, waiting at most
+// Close stops the goroutines once their jobs are done, waiting at most
 // limit (0: no limit), and reports whether they all ended in time; later
 // jobs run on their caller's goroutine. Safe to call twice.
-func (r *runner) close(limit time.Duration) bool {
+func (r *Pool) Close(limit time.Duration) bool {
 	r.once.Do(func() { close(r.quit) })
 	ended := make(chan struct{})
 	go func() { r.running.Wait(); close(ended) }()

@@ -1,4 +1,4 @@
-package handlers
+package workers
 
 import (
 	"errors"
@@ -9,17 +9,17 @@ import (
 	"time"
 )
 
-func TestRunner(t *testing.T) {
+func TestPool(t *testing.T) {
 	t.Parallel()
 	const size = 3
-	r := newRunner(size)
+	r := New(size)
 	errBoom := errors.New("boom")
-	if err := r.do(func() error { return errBoom }); !errors.Is(err, errBoom) {
+	if err := r.Do(func() error { return errBoom }); !errors.Is(err, errBoom) {
 		t.Fatalf("do = %v, want the job's error", err)
 	}
 
 	// A panic comes back on the caller's goroutine, with the stack where it
-	// happened, and the runner goes on.
+	// happened, and the pool goes on.
 	func() {
 		defer func() {
 			pe, ok := recover().(*PanicError)
@@ -27,17 +27,17 @@ func TestRunner(t *testing.T) {
 				t.Errorf("recovered %#v, want the job's panic with its stack", pe)
 			}
 		}()
-		_ = r.do(poisonedJob)
+		_ = r.Do(poisonedJob)
 		t.Error("do returned after a panic")
 	}()
 
 	// A job that calls runtime.Goexit ends the caller's goroutine too, and
-	// another goroutine takes the place of the runner's.
+	// another goroutine takes the place of the pool's.
 	ended := make(chan bool)
 	go func() {
 		returned := false
 		defer func() { ended <- returned }()
-		_ = r.do(func() error { runtime.Goexit(); return nil })
+		_ = r.Do(func() error { runtime.Goexit(); return nil })
 		returned = true
 	}()
 	if <-ended {
@@ -50,7 +50,7 @@ func TestRunner(t *testing.T) {
 	var callers sync.WaitGroup
 	for range 4 * size {
 		callers.Go(func() {
-			_ = r.do(func() error {
+			_ = r.Do(func() error {
 				mu.Lock()
 				running++
 				most = max(most, running)
@@ -68,28 +68,28 @@ func TestRunner(t *testing.T) {
 		t.Errorf("%d jobs ran at once, want %d (the pool is whole again after the Goexit)", most, size)
 	}
 
-	r.close(0)
-	r.close(0)
+	r.Close(0)
+	r.Close(0)
 	ran := false
-	_ = r.do(func() error { ran = true; return nil })
+	_ = r.Do(func() error { ran = true; return nil })
 	if !ran {
 		t.Error("a job after close did not run")
 	}
 }
 
-// TestRunner_goroutinesStay checks that the runner's goroutines are all
+// TestPool_goroutinesStay checks that the pool's goroutines are all
 // it ever starts, and that close ends them.
-func TestRunner_goroutinesStay(t *testing.T) {
+func TestPool_goroutinesStay(t *testing.T) {
 	before := runtime.NumGoroutine()
-	r := newRunner(4)
+	r := New(4)
 	started := runtime.NumGoroutine()
 	for range 100 {
-		_ = r.do(func() error { return nil })
+		_ = r.Do(func() error { return nil })
 	}
 	if n := runtime.NumGoroutine(); n > started {
 		t.Errorf("goroutines %d after 100 jobs, %d after start", n, started)
 	}
-	r.close(0)
+	r.Close(0)
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -102,15 +102,15 @@ func TestRunner_goroutinesStay(t *testing.T) {
 func poisonedJob() error { panic("poison") }
 
 // A job given a time limit that overruns it is abandoned: doWithin returns
-// late at once, the runner is whole again for the next job, the job runs
+// late at once, the pool is whole again for the next job, the job runs
 // on to its end and only then runs its after func, and close waits for it
 // only as long as it is told to.
-func TestRunner_doWithin(t *testing.T) {
+func TestPool_doWithin(t *testing.T) {
 	t.Parallel()
-	r := newRunner(1)
+	r := New(1)
 	release := make(chan struct{})
 	afterRan := make(chan struct{})
-	err, late := r.doWithin(func() error { <-release; return nil }, 20*time.Millisecond, func() { close(afterRan) })
+	err, late := r.DoWithin(func() error { <-release; return nil }, 20*time.Millisecond, func() { close(afterRan) })
 	if err != nil || !late {
 		t.Fatalf("doWithin = %v, late %v; want late", err, late)
 	}
@@ -120,15 +120,15 @@ func TestRunner_doWithin(t *testing.T) {
 	default:
 	}
 	errBoom := errors.New("boom")
-	if err, late := r.doWithin(func() error { return errBoom }, time.Minute, nil); !errors.Is(err, errBoom) || late {
+	if err, late := r.DoWithin(func() error { return errBoom }, time.Minute, nil); !errors.Is(err, errBoom) || late {
 		t.Fatalf("next job = %v, late %v; want its error in time", err, late)
 	}
-	if r.close(20 * time.Millisecond) {
+	if r.Close(20 * time.Millisecond) {
 		t.Error("close reported every goroutine ended while the abandoned job runs")
 	}
 	close(release)
 	<-afterRan
-	if !r.close(10 * time.Second) {
+	if !r.Close(10 * time.Second) {
 		t.Error("close timed out once the abandoned job returned")
 	}
 }

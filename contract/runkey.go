@@ -1,4 +1,4 @@
-package subjects
+package contract
 
 import (
 	"encoding/base64"
