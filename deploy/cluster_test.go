@@ -23,6 +23,7 @@ import (
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/natsconn"
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // clusterRuns is how many runs the cluster test publishes; the stream
@@ -166,7 +167,7 @@ func TestCluster_deployFiles(t *testing.T) {
 	killed := ""
 	for i := range clusterRuns {
 		if i == clusterRuns/3 {
-			killed = killStreamLeader(t, nodes, subjects.StreamRaw)
+			killed = killStreamLeader(t, nodes, topology.StreamRaw)
 		}
 		msg := nats.NewMsg(subjects.Raw("pr-reviewer"))
 		run := fmt.Sprintf("cl-%03d", i)
@@ -179,7 +180,7 @@ func TestCluster_deployFiles(t *testing.T) {
 			return err == nil
 		})
 	}
-	t.Logf("shut down %s, the leader of %s, after %d runs", killed, subjects.StreamRaw, clusterRuns/3)
+	t.Logf("shut down %s, the leader of %s, after %d runs", killed, topology.StreamRaw, clusterRuns/3)
 
 	// A forged result is refused.
 	forged := nats.NewMsg(subjects.Valid("pr-reviewer"))
@@ -254,7 +255,7 @@ func killStreamLeader(t *testing.T, nodes []*server.Server, stream string) strin
 // may be moving: the caller polls).
 func readOutcomes(ctx context.Context, js jetstream.JetStream) (byRun map[string][]jetstream.Msg, complete bool) {
 	byRun = map[string][]jetstream.Msg{}
-	for _, stream := range subjects.OutcomeStreams {
+	for _, stream := range topology.OutcomeStreams {
 		s, err := js.Stream(ctx, stream)
 		if err != nil {
 			return byRun, false

@@ -14,6 +14,7 @@ import (
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 const validReview = `{"summary": "Adds a bounded retry loop.", "approval": "approve", "comments": []}`
@@ -103,57 +104,57 @@ func TestPermissions_agentAttacksAreRefused(t *testing.T) {
 		}
 	})
 	t.Run("write a run's state as completed", func(t *testing.T) {
-		kv, err := ajs.KeyValue(ctx, subjects.RunsBucket)
+		kv, err := ajs.KeyValue(ctx, topology.RunsBucket)
 		if err != nil {
 			t.Fatalf("agent cannot read run state: %v", err)
 		}
 		if _, err := kv.Put(shortCtx(t), contract.RunKey("genuine-3"), []byte(`{"status":"completed"}`)); err == nil {
 			t.Fatal("put")
 		}
-		agent.refused(t, "Publish", "$KV."+subjects.RunsBucket+"."+contract.RunKey("genuine-3"))
+		agent.refused(t, "Publish", "$KV."+topology.RunsBucket+"."+contract.RunKey("genuine-3"))
 	})
 	t.Run("pull and ack from the gateway's consumer", func(t *testing.T) {
-		if _, err := ajs.Consumer(shortCtx(t), subjects.StreamRaw, subjects.GatewayConsumer); err == nil {
+		if _, err := ajs.Consumer(shortCtx(t), topology.StreamRaw, topology.GatewayConsumer); err == nil {
 			t.Fatal("looked up the gateway's consumer")
 		}
-		next := "$JS.API.CONSUMER.MSG.NEXT." + subjects.StreamRaw + "." + subjects.GatewayConsumer
+		next := "$JS.API.CONSUMER.MSG.NEXT." + topology.StreamRaw + "." + topology.GatewayConsumer
 		if _, err := agent.Request(next, []byte(`{"batch":1}`), time.Second); err == nil {
 			t.Fatal("pulled a message")
 		}
 		agent.refused(t, "Publish", next)
-		ack := "$JS.ACK." + subjects.StreamRaw + "." + subjects.GatewayConsumer + ".1.1.1.0.0"
+		ack := "$JS.ACK." + topology.StreamRaw + "." + topology.GatewayConsumer + ".1.1.1.0.0"
 		_ = agent.Publish(ack, []byte("+ACK"))
 		agent.refused(t, "Publish", ack)
 	})
 	t.Run("delete the gateway's consumer", func(t *testing.T) {
-		if err := ajs.DeleteConsumer(shortCtx(t), subjects.StreamRaw, subjects.GatewayConsumer); err == nil {
+		if err := ajs.DeleteConsumer(shortCtx(t), topology.StreamRaw, topology.GatewayConsumer); err == nil {
 			t.Fatal("deleted")
 		}
-		agent.refused(t, "Publish", "$JS.API.CONSUMER.DELETE."+subjects.StreamRaw+"."+subjects.GatewayConsumer)
-		if _, err := ojs.Consumer(ctx, subjects.StreamRaw, subjects.GatewayConsumer); err != nil {
+		agent.refused(t, "Publish", "$JS.API.CONSUMER.DELETE."+topology.StreamRaw+"."+topology.GatewayConsumer)
+		if _, err := ojs.Consumer(ctx, topology.StreamRaw, topology.GatewayConsumer); err != nil {
 			t.Fatalf("the consumer is gone: %v", err)
 		}
 	})
 	t.Run("purge or delete the dead letters", func(t *testing.T) {
-		api := "$JS.API.STREAM.PURGE." + subjects.StreamDLQ
+		api := "$JS.API.STREAM.PURGE." + topology.StreamDLQ
 		if _, err := agent.Request(api, nil, time.Second); err == nil {
 			t.Fatal("purged")
 		}
 		agent.refused(t, "Publish", api)
-		if err := ajs.DeleteStream(shortCtx(t), subjects.StreamDLQ); err == nil {
+		if err := ajs.DeleteStream(shortCtx(t), topology.StreamDLQ); err == nil {
 			t.Fatal("deleted")
 		}
-		agent.refused(t, "Publish", "$JS.API.STREAM.DELETE."+subjects.StreamDLQ)
+		agent.refused(t, "Publish", "$JS.API.STREAM.DELETE."+topology.StreamDLQ)
 	})
 	t.Run("read every raw output", func(t *testing.T) {
 		if _, err := agent.SubscribeSync(subjects.RawPrefix + ".>"); err != nil {
 			t.Fatal(err)
 		}
 		agent.refused(t, "Subscription", subjects.RawPrefix+".>")
-		if _, err := ajs.OrderedConsumer(shortCtx(t), subjects.StreamRaw, jetstream.OrderedConsumerConfig{}); err == nil {
+		if _, err := ajs.OrderedConsumer(shortCtx(t), topology.StreamRaw, jetstream.OrderedConsumerConfig{}); err == nil {
 			t.Fatal("created a consumer on the raw stream")
 		}
-		get := "$JS.API.DIRECT.GET." + subjects.StreamRaw
+		get := "$JS.API.DIRECT.GET." + topology.StreamRaw
 		if _, err := agent.Request(get, []byte(`{"seq":1}`), time.Second); err == nil {
 			t.Fatal("direct get")
 		}
@@ -171,7 +172,7 @@ func TestPermissions_agentAttacksAreRefused(t *testing.T) {
 	t.Run("a consumer reads results and nothing else", func(t *testing.T) {
 		cons := connectAs(t, url, "consumer", sec.passwords["consumer"])
 		cjs, _ := jetstream.New(cons.Conn)
-		s, err := cjs.Stream(ctx, subjects.StreamValid)
+		s, err := cjs.Stream(ctx, topology.StreamValid)
 		if err != nil {
 			t.Fatalf("consumer cannot read the valid stream: %v", err)
 		}
@@ -190,18 +191,18 @@ func TestPermissions_agentAttacksAreRefused(t *testing.T) {
 			_ = cons.Publish(subj, []byte(`{}`))
 			cons.refused(t, "Publish", subj)
 		}
-		if _, err := cjs.Stream(shortCtx(t), subjects.StreamDLQ); err == nil {
+		if _, err := cjs.Stream(shortCtx(t), topology.StreamDLQ); err == nil {
 			t.Error("consumer reads the dead letters")
 		}
 	})
 
 	// Only the two genuine results are in the valid stream.
-	waitFor(t, 5*time.Second, "two valid results", func() bool { return count(subjects.StreamValid) == 2 })
+	waitFor(t, 5*time.Second, "two valid results", func() bool { return count(topology.StreamValid) == 2 })
 	time.Sleep(100 * time.Millisecond) // a forged third would have landed by now
-	if got := count(subjects.StreamValid); got != 2 {
+	if got := count(topology.StreamValid); got != 2 {
 		t.Errorf("valid stream holds %d messages, want the 2 genuine ones", got)
 	}
-	if _, err := ojs.Stream(ctx, subjects.StreamDLQ); err != nil {
+	if _, err := ojs.Stream(ctx, topology.StreamDLQ); err != nil {
 		t.Errorf("dead-letter stream: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // deadLetter publishes a dead letter of run for agent, as the gateway
@@ -44,7 +45,7 @@ func TestListGetReplay(t *testing.T) {
 	_, js := natstest.Connect(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	kv, err := subjects.Ensure(ctx, js, subjects.StreamsConfig{})
+	kv, err := topology.Ensure(ctx, js, topology.StreamsConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestListGetReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	raw, err := js.Stream(ctx, subjects.StreamRaw)
+	raw, err := js.Stream(ctx, topology.StreamRaw)
 	if err != nil {
 		t.Fatal(err)
 	}

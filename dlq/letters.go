@@ -11,6 +11,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/streamread"
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // Letter is one message of the dead-letter stream.
@@ -43,7 +44,7 @@ func List(ctx context.Context, js jetstream.JetStream, q Query) (letters []Lette
 	if q.Agent != "" {
 		filter = subjects.DLQ(q.Agent)
 	}
-	err = streamread.Read(ctx, js, subjects.StreamDLQ, filter, q.After+1, func(m jetstream.Msg) (bool, error) {
+	err = streamread.Read(ctx, js, topology.StreamDLQ, filter, q.After+1, func(m jetstream.Msg) (bool, error) {
 		if q.Run != "" && m.Headers().Get(contract.HeaderRunID) != q.Run {
 			return true, nil
 		}
@@ -67,9 +68,9 @@ func List(ctx context.Context, js jetstream.JetStream, q Query) (letters []Lette
 
 // Get returns the dead letter at seq; ErrNotFound when there is none.
 func Get(ctx context.Context, js jetstream.JetStream, seq uint64) (Letter, error) {
-	s, err := js.Stream(ctx, subjects.StreamDLQ)
+	s, err := js.Stream(ctx, topology.StreamDLQ)
 	if err != nil {
-		return Letter{}, fmt.Errorf("dlq: stream %s: %w", subjects.StreamDLQ, err)
+		return Letter{}, fmt.Errorf("dlq: stream %s: %w", topology.StreamDLQ, err)
 	}
 	m, err := s.GetMsg(ctx, seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {

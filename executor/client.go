@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/topology"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,8 +18,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/agentgate/agentgate/subjects"
 )
 
 // DefaultGatewayURL is the address `agentgate serve` serves HTTP on by
@@ -207,9 +206,9 @@ func (c *Client) runsBucket(ctx context.Context) (jetstream.KeyValue, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
-	kv, err := c.js.KeyValue(ctx, subjects.RunsBucket)
+	kv, err := c.js.KeyValue(ctx, topology.RunsBucket)
 	if err != nil {
-		return nil, fmt.Errorf("executor: run-state bucket %s (is the gateway running?): %w", subjects.RunsBucket, err)
+		return nil, fmt.Errorf("executor: run-state bucket %s (is the gateway running?): %w", topology.RunsBucket, err)
 	}
 	c.runs = kv
 	return kv, nil

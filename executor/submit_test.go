@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/executor"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 func TestSubmit_headers(t *testing.T) {
@@ -39,10 +39,10 @@ func TestSubmit_headers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ack.Subject != "agent.output.raw.pr-reviewer" || ack.Stream != subjects.StreamRaw || ack.Duplicate {
+			if ack.Subject != "agent.output.raw.pr-reviewer" || ack.Stream != topology.StreamRaw || ack.Duplicate {
 				t.Errorf("ack = %+v", ack)
 			}
-			s, err := ag.js.Stream(ctx, subjects.StreamRaw)
+			s, err := ag.js.Stream(ctx, topology.StreamRaw)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,7 @@ import (
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/schemas"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // Config configures a gateway. The zero value of every field but ConfigDir
@@ -69,7 +69,7 @@ type Config struct {
 	// MaxPayload is the largest raw output accepted (default 1 MiB).
 	MaxPayload int
 	// Streams tunes the streams and bucket.
-	Streams subjects.StreamsConfig
+	Streams topology.StreamsConfig
 	// AckWait and MaxAckPending tune the durable consumer (see router).
 	AckWait       time.Duration
 	MaxAckPending int
@@ -251,7 +251,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if g.js, err = jetstream.New(g.nc); err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	kv, err := subjects.Ensure(ctx, g.js, cfg.Streams)
+	kv, err := topology.Ensure(ctx, g.js, cfg.Streams)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
@@ -262,7 +262,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		}
 	}
 	g.redactor = redact.New(g.reg)
-	ckv, err := g.js.KeyValue(ctx, subjects.ChunksBucket)
+	ckv, err := g.js.KeyValue(ctx, topology.ChunksBucket)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}

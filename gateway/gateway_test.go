@@ -15,6 +15,7 @@ import (
 	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // With no NATS URL the gateway starts its own server on file storage; what
@@ -82,7 +83,7 @@ func state(t *testing.T, js jetstream.JetStream) *contract.RunState {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	kv, err := js.KeyValue(ctx, subjects.RunsBucket)
+	kv, err := js.KeyValue(ctx, topology.RunsBucket)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentgate/agentgate/internal/streamread"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // Bounds of GET /v1/runs and GET /v1/runs/{run_id}/attempts.
@@ -142,8 +143,8 @@ func (g *Gateway) runAttempts(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	filters := map[string]string{
-		subjects.StreamValid: subjects.Valid(st.AgentID), subjects.StreamRetry: subjects.Retry(st.AgentID),
-		subjects.StreamRefused: subjects.Refused(st.AgentID), subjects.StreamDLQ: subjects.DLQ(st.AgentID),
+		topology.StreamValid: subjects.Valid(st.AgentID), topology.StreamRetry: subjects.Retry(st.AgentID),
+		topology.StreamRefused: subjects.Refused(st.AgentID), topology.StreamDLQ: subjects.DLQ(st.AgentID),
 	}
 	var (
 		mu    sync.Mutex

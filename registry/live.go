@@ -17,7 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/schemas"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // syncTimeout bounds NewLive's first read of the buckets.
@@ -69,7 +69,7 @@ type Live struct {
 	agents map[string]*Agent
 
 	// hist holds the blueprint documents by agent and revision (at most
-	// subjects.RegistryHistory each), and compiled the ones compiled on
+	// topology.RegistryHistory each), and compiled the ones compiled on
 	// demand by BlueprintAt.
 	histMu   sync.RWMutex
 	hist     map[string]map[uint64][]byte
@@ -102,11 +102,11 @@ func NewLive(ctx context.Context, store *Store, logger *slog.Logger, seed *schem
 	var err error
 	if l.schemasW, err = store.schemas.WatchAll(wctx); err != nil {
 		stop()
-		return nil, fmt.Errorf("registry: watching %s: %w", subjects.SchemasBucket, err)
+		return nil, fmt.Errorf("registry: watching %s: %w", topology.SchemasBucket, err)
 	}
 	if l.agentsW, err = store.agents.WatchAll(wctx, jetstream.IncludeHistory()); err != nil {
 		stop()
-		return nil, fmt.Errorf("registry: watching %s: %w", subjects.BlueprintsBucket, err)
+		return nil, fmt.Errorf("registry: watching %s: %w", topology.BlueprintsBucket, err)
 	}
 	sctx, cancel := context.WithTimeout(ctx, syncTimeout)
 	defer cancel()
@@ -208,7 +208,7 @@ func (l *Live) apply(e jetstream.KeyValueEntry) {
 		return
 	}
 	switch e.Bucket() {
-	case subjects.SchemasBucket:
+	case topology.SchemasBucket:
 		if e.Operation() != jetstream.KeyValuePut {
 			delete(l.subs, e.Key())
 			return
@@ -219,7 +219,7 @@ func (l *Live) apply(e jetstream.KeyValueEntry) {
 			return
 		}
 		l.subs[e.Key()] = sub
-	case subjects.BlueprintsBucket:
+	case topology.BlueprintsBucket:
 		if e.Operation() != jetstream.KeyValuePut {
 			delete(l.agents, e.Key())
 			return
@@ -244,7 +244,7 @@ func (l *Live) remember(a *Agent) {
 		l.hist[a.Name] = h
 	}
 	h[a.Revision] = a.Blueprint
-	for len(h) > subjects.RegistryHistory {
+	for len(h) > topology.RegistryHistory {
 		oldest := slices.Min(slices.Collect(maps.Keys(h)))
 		delete(h, oldest)
 		delete(l.compiled[a.Name], oldest)

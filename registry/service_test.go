@@ -16,7 +16,7 @@ import (
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/registry"
 	"github.com/agentgate/agentgate/schemas"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // withService starts a NATS server for t, creates the buckets and returns
@@ -31,7 +31,7 @@ func serviceOn(t *testing.T, srv *server.Server) *registry.Service {
 	t.Helper()
 	_, js := natstest.Connect(t, srv)
 	ctx := testCtx(t)
-	if _, err := subjects.Ensure(ctx, js, subjects.StreamsConfig{}); err != nil {
+	if _, err := topology.Ensure(ctx, js, topology.StreamsConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := registry.OpenStore(ctx, js)

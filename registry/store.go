@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // Origin says where a stored entry came from.
@@ -114,15 +114,15 @@ func NewStore(schemasKV, agentsKV jetstream.KeyValue) *Store {
 	return &Store{schemas: schemasKV, agents: agentsKV}
 }
 
-// OpenStore binds to the buckets subjects.Ensure creates.
+// OpenStore binds to the buckets topology.Ensure creates.
 func OpenStore(ctx context.Context, js jetstream.JetStream) (*Store, error) {
-	s, err := js.KeyValue(ctx, subjects.SchemasBucket)
+	s, err := js.KeyValue(ctx, topology.SchemasBucket)
 	if err != nil {
-		return nil, fmt.Errorf("registry: bucket %s: %w", subjects.SchemasBucket, err)
+		return nil, fmt.Errorf("registry: bucket %s: %w", topology.SchemasBucket, err)
 	}
-	a, err := js.KeyValue(ctx, subjects.BlueprintsBucket)
+	a, err := js.KeyValue(ctx, topology.BlueprintsBucket)
 	if err != nil {
-		return nil, fmt.Errorf("registry: bucket %s: %w", subjects.BlueprintsBucket, err)
+		return nil, fmt.Errorf("registry: bucket %s: %w", topology.BlueprintsBucket, err)
 	}
 	return NewStore(s, a), nil
 }
@@ -186,7 +186,7 @@ func (s *Store) Agent(ctx context.Context, name string) (*Agent, error) {
 }
 
 // AgentAt returns the agent's blueprint as written at revision rev (the
-// bucket keeps subjects.RegistryHistory revisions per agent).
+// bucket keeps topology.RegistryHistory revisions per agent).
 func (s *Store) AgentAt(ctx context.Context, name string, rev uint64) (*Agent, error) {
 	e, err := s.agents.GetRevision(ctx, name, rev)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {

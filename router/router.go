@@ -20,6 +20,7 @@ import (
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/internal/natsurl"
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // Config configures the gateway's Watermill router.
@@ -45,7 +46,7 @@ type Config struct {
 	// DefaultWorkers).
 	Workers int
 	// Partial also processes streamed chunks (contract section 8) on the
-	// durable consumer subjects.PartialConsumer; the handler needs a chunk
+	// durable consumer topology.PartialConsumer; the handler needs a chunk
 	// store.
 	Partial bool
 	// CloseTimeout bounds the wait for in-flight messages on Close
@@ -145,11 +146,11 @@ func (r *Router) watchConsumer(js jetstream.JetStream, stream string, cfg jetstr
 func (r *Router) closing() bool { return r.closed.Load() }
 
 // New builds the router: a JetStream subscriber bound to the durable
-// consumer subjects.GatewayConsumer on the raw stream (created here if
+// consumer topology.GatewayConsumer on the raw stream (created here if
 // missing, never deleted, so it survives restarts and is shared by every
 // replica), a JetStream publisher for outcomes, and the middleware stack
 // InProgress → Poison → Retry → Recoverer around the handler. The streams must exist
-// (subjects.Ensure).
+// (topology.Ensure).
 func New(ctx context.Context, cfg Config) (*Router, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -171,7 +172,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 
 	// MaxDeliver is the processor's, set below (before Run binds
 	// the consumer).
-	consumerCfg := subjects.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
+	consumerCfg := topology.GatewayConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 	consumers := &consumerSet{}
 	prog := newProgress()
 	r := &Router{cfg: cfg, consumers: consumers}
@@ -193,13 +194,13 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		// queued behind one busy subscription.
 		ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
 		ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
-			c, err := js.CreateOrUpdateConsumer(ctx, subjects.StreamRaw, consumerCfg)
+			c, err := js.CreateOrUpdateConsumer(ctx, topology.StreamRaw, consumerCfg)
 			if err != nil {
 				return nil, nil, fmt.Errorf("binding durable consumer %s: %w", consumerCfg.Durable, err)
 			}
 			// No closer: the durable outlives this process.
 			dc := consumers.add(c)
-			r.watchConsumer(js, subjects.StreamRaw, consumerCfg, dc)
+			r.watchConsumer(js, topology.StreamRaw, consumerCfg, dc)
 			return dc, nil, nil
 		},
 	})
@@ -247,19 +248,19 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		wm.AddConsumerHandler(fmt.Sprintf("raw-outputs-%d", i), subjects.RawPrefix+".>", sub, st.raw)
 	}
 	if cfg.Partial {
-		partialCfg := subjects.PartialConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
+		partialCfg := topology.PartialConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 		partialCfg.MaxDeliver = cfg.Processor.MaxDeliver()
 		psub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 			Conn: conn, Logger: wlog, AckWaitTimeout: cfg.AckWait, NakDelay: wmjs.NewStaticDelay(time.Second),
 			Unmarshaler: Unmarshaler{progress: prog}, AckAsync: true,
 			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
 			ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
-				c, err := js.CreateOrUpdateConsumer(ctx, subjects.StreamPartial, partialCfg)
+				c, err := js.CreateOrUpdateConsumer(ctx, topology.StreamPartial, partialCfg)
 				if err != nil {
 					return nil, nil, fmt.Errorf("binding durable consumer %s: %w", partialCfg.Durable, err)
 				}
 				dc := consumers.add(c)
-				r.watchConsumer(js, subjects.StreamPartial, partialCfg, dc)
+				r.watchConsumer(js, topology.StreamPartial, partialCfg, dc)
 				return dc, nil, nil
 			},
 		})

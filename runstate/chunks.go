@@ -13,7 +13,7 @@ import (
 )
 
 // Chunks is a handlers.ChunkStore on a key-value bucket (see
-// subjects.ChunksBucket).
+// topology.ChunksBucket).
 type Chunks struct {
 	kv jetstream.KeyValue
 }

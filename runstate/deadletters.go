@@ -12,6 +12,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // DeadLetters is a handlers.DeadLetters on the dead-letter stream: it tells
@@ -29,7 +30,7 @@ func NewDeadLetters(js jetstream.JetStream) *DeadLetters { return &DeadLetters{j
 // from the headers the gateway published it with; nil when the stream holds
 // no message there, or one on a subject that is not a dead letter's.
 func (d *DeadLetters) DeadLetter(ctx context.Context, seq uint64) (*contract.DeadLetterRef, error) {
-	s, err := d.js.Stream(ctx, subjects.StreamDLQ)
+	s, err := d.js.Stream(ctx, topology.StreamDLQ)
 	if err != nil {
 		return nil, fmt.Errorf("runstate: dead-letter stream: %w", err)
 	}

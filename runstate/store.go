@@ -20,7 +20,7 @@ type Store struct {
 
 var _ handlers.RunStore = (*Store)(nil)
 
-// New returns a Store on kv (see subjects.Ensure for the bucket).
+// New returns a Store on kv (see topology.Ensure for the bucket).
 func New(kv jetstream.KeyValue) *Store { return &Store{kv: kv} }
 
 // Get returns the run's state and its revision, or nil and 0 when the run

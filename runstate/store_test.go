@@ -10,7 +10,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/runstate"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 func TestRunKey(t *testing.T) {
@@ -35,7 +35,7 @@ func newStore(t *testing.T) *runstate.Store {
 	_, js := natstest.Connect(t, natstest.Server(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	kv, err := subjects.Ensure(ctx, js, subjects.StreamsConfig{})
+	kv, err := topology.Ensure(ctx, js, topology.StreamsConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

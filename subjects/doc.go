@@ -1,6 +1,8 @@
 // Package subjects owns agentgate's names on the bus: the subjects of the
-// contract, the JetStream streams that capture them, the durable consumer the
-// gateway replicas share and the run-state key-value bucket.
+// contract (section 1), how an agent is read from one and which subject
+// each outcome goes to.
 //
-// It knows nothing of the pipeline; it only says where things live.
+// Names are strings with no client behind them: it must never import
+// nats.go, Watermill or any pipeline package. Where the messages are kept
+// (streams, buckets, consumers) is the topology package's.
 package subjects

@@ -1,9 +1,7 @@
 package subjects_test
 
 import (
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/subjects"
@@ -57,38 +55,3 @@ func TestOutcome(t *testing.T) {
 
 // Every subject of the contract is captured by exactly one stream, and the
 // raw stream also takes malformed raw subjects so they can be dead-lettered.
-func TestStreams_captureEverySubject(t *testing.T) {
-	t.Parallel()
-	streams := subjects.Streams(subjects.StreamsConfig{})
-	for _, want := range []string{"agent.output.raw", "agent.output.raw.>", "agent.output.partial.>", "agent.output.valid.>",
-		"agent.retry.requested.>", "agent.output.refused.>", "agent.output.dlq.>"} {
-		n := 0
-		for _, s := range streams {
-			if slices.Contains(s.Subjects, want) {
-				n++
-			}
-		}
-		if n != 1 {
-			t.Errorf("%s is captured by %d streams", want, n)
-		}
-	}
-	if err := (subjects.StreamsConfig{Replicas: 7}).Validate(); err == nil {
-		t.Error("7 replicas accepted")
-	}
-}
-
-// A de-duplication window longer than the messages are kept is refused by
-// JetStream: it is shortened to MaxAge.
-func TestStreams_duplicateWindowWithinMaxAge(t *testing.T) {
-	t.Parallel()
-	for _, sc := range subjects.Streams(subjects.StreamsConfig{MaxAge: 30 * time.Second}) {
-		if sc.Duplicates != 30*time.Second || sc.MaxAge != 30*time.Second {
-			t.Errorf("%s: duplicates %s, max age %s", sc.Name, sc.Duplicates, sc.MaxAge)
-		}
-	}
-	for _, sc := range subjects.Streams(subjects.StreamsConfig{}) {
-		if sc.Duplicates != 2*time.Minute || sc.MaxAge != 0 {
-			t.Errorf("%s: default duplicates %s, max age %s", sc.Name, sc.Duplicates, sc.MaxAge)
-		}
-	}
-}

@@ -18,7 +18,7 @@ import (
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/schemas"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // assertOneOutcomeEach checks that every run has exactly the outcomes
@@ -79,7 +79,7 @@ func TestGateway_restartWithMessagesInFlight(t *testing.T) {
 	waitFor(t, 30*time.Second, "every outcome", func() bool { return len(b.outcomes()) >= runs })
 	assertOneOutcomeEach(t, b, want)
 	valid := map[string]bool{}
-	for _, o := range b.streamMessages(subjects.StreamValid) {
+	for _, o := range b.streamMessages(topology.StreamValid) {
 		run := o.Headers.Get(contract.HeaderRunID)
 		if valid[run] {
 			t.Errorf("run %s doubled on agent.output.valid", run)
@@ -205,7 +205,7 @@ type ackDropper struct {
 	dropped int
 }
 
-var rawAck = []byte("PUB $JS.ACK." + subjects.StreamRaw + ".")
+var rawAck = []byte("PUB $JS.ACK." + topology.StreamRaw + ".")
 
 func (d *ackDropper) Dial(network, address string) (net.Conn, error) {
 	c, err := net.Dial(network, address)
@@ -268,8 +268,8 @@ func (c *ackDroppingConn) Write(p []byte) (int, error) {
 func TestGateway_outageLongerThanTheDedupeWindow(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	streams := subjects.StreamsConfig{Duplicates: 500 * time.Millisecond}
-	if _, err := subjects.Ensure(context.Background(), b.js, streams); err != nil {
+	streams := topology.StreamsConfig{Duplicates: 500 * time.Millisecond}
+	if _, err := topology.Ensure(context.Background(), b.js, streams); err != nil {
 		t.Fatal(err)
 	}
 	reg, err := schemas.Load(examplesDir)

@@ -25,6 +25,7 @@ import (
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // examplesDir is the bundled configuration the tests run against.
@@ -56,7 +57,7 @@ func (b *bus) ensureStreams() {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := subjects.Ensure(ctx, b.js, subjects.StreamsConfig{}); err != nil {
+	if _, err := topology.Ensure(ctx, b.js, topology.StreamsConfig{}); err != nil {
 		b.t.Fatal(err)
 	}
 }
@@ -78,7 +79,7 @@ type routerSetup struct {
 	// conn, when set, is the router's connection (a test can cut it).
 	conn *nats.Conn
 	// streams, ackWait and workers tune the streams and the consumer.
-	streams subjects.StreamsConfig
+	streams topology.StreamsConfig
 	ackWait time.Duration
 	workers int
 	// gate and handler tune the gate and the processor before they are
@@ -97,7 +98,7 @@ func (b *bus) startRouterWith(reg handlers.Registry, rs routerSetup) (stop func(
 	b.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	b.t.Cleanup(cancel)
-	kv, err := subjects.Ensure(ctx, b.js, rs.streams)
+	kv, err := topology.Ensure(ctx, b.js, rs.streams)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func (b *bus) startRouterWith(reg handlers.Registry, rs routerSetup) (stop func(
 	if rs.wrapStore != nil {
 		store = rs.wrapStore(store)
 	}
-	ckv, err := b.js.KeyValue(ctx, subjects.ChunksBucket)
+	ckv, err := b.js.KeyValue(ctx, topology.ChunksBucket)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ type outcome struct {
 func (b *bus) outcomes() []outcome {
 	b.t.Helper()
 	var all []outcome
-	for _, name := range subjects.OutcomeStreams {
+	for _, name := range topology.OutcomeStreams {
 		all = append(all, b.streamMessages(name)...)
 	}
 	return all
@@ -300,7 +301,7 @@ func (b *bus) runState(run string) *contract.RunState {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	kv, err := b.js.KeyValue(ctx, subjects.RunsBucket)
+	kv, err := b.js.KeyValue(ctx, topology.RunsBucket)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -328,8 +329,8 @@ func (b *bus) awaitState(run string, status contract.RunStatus, attempts int) {
 func (b *bus) awaitIdle() {
 	b.t.Helper()
 	waitFor(b.t, 15*time.Second, "every raw output and chunk acked", func() bool {
-		return b.consumerIdle(subjects.StreamRaw, subjects.GatewayConsumer) &&
-			b.consumerIdle(subjects.StreamPartial, subjects.PartialConsumer)
+		return b.consumerIdle(topology.StreamRaw, topology.GatewayConsumer) &&
+			b.consumerIdle(topology.StreamPartial, topology.PartialConsumer)
 	})
 }
 
@@ -383,7 +384,7 @@ func (b *bus) streamSeqOf(stream, run string) string {
 func (b *bus) consumerAckPending(n int) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := b.js.Consumer(ctx, subjects.StreamRaw, subjects.GatewayConsumer)
+	c, err := b.js.Consumer(ctx, topology.StreamRaw, topology.GatewayConsumer)
 	if err != nil {
 		return false
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/gateway"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // healthz returns /healthz's status code and body.
@@ -44,7 +44,7 @@ func TestGateway_deletedConsumerIsReportedAndRecreated(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := b.js.DeleteConsumer(ctx, subjects.StreamRaw, subjects.GatewayConsumer); err != nil {
+	if err := b.js.DeleteConsumer(ctx, topology.StreamRaw, topology.GatewayConsumer); err != nil {
 		t.Fatal(err)
 	}
 	var reason string

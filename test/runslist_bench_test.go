@@ -11,7 +11,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/runstate"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // BenchmarkHTTPAPI_runsList measures GET /v1/runs?limit=50 over a bucket of
@@ -23,7 +23,7 @@ func BenchmarkHTTPAPI_runsList(b *testing.B) {
 	g, _ := natstest.Gateway(b, srv, dashboardConfig(b))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	kv, err := js.KeyValue(ctx, subjects.RunsBucket)
+	kv, err := js.KeyValue(ctx, topology.RunsBucket)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/schemas"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // childMain runs a process under test: "child gateway" (agentgate:
@@ -77,7 +77,7 @@ func childMain(args []string) int {
 }
 
 func childGateway(ctx context.Context, url, configDir string, workers int, maxAge time.Duration, cpuprofile string) error {
-	sc := subjects.StreamsConfig{MaxAge: maxAge}
+	sc := topology.StreamsConfig{MaxAge: maxAge}
 	if maxAge > 0 && maxAge < 2*time.Minute {
 		// The duplicate window may not exceed MaxAge.
 		sc.Duplicates = maxAge

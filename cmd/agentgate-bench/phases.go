@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 const (
@@ -127,7 +128,7 @@ func (b *bench) runRelay(ctx context.Context, name string, rate float64, runStat
 		_ = b.js.DeleteKeyValue(context.WithoutCancel(ctx), relayRunsKV)
 	}()
 	if runState {
-		kvc := subjects.RunsBucketConfig(subjects.StreamsConfig{})
+		kvc := topology.RunsBucketConfig(topology.StreamsConfig{})
 		kvc.Bucket = relayRunsKV
 		if _, err := b.js.CreateKeyValue(ctx, kvc); err != nil {
 			return result{}, err
@@ -165,7 +166,7 @@ func (b *bench) runGateway(ctx context.Context, name string, rate float64, profi
 		return result{}, err
 	}
 	defer stopChild(ch)
-	return b.measure(ctx, name, ch, ch.info, subjects.Raw, rate, subjects.OutcomeStreams...)
+	return b.measure(ctx, name, ch, ch.info, subjects.Raw, rate, topology.OutcomeStreams...)
 }
 
 func (b *bench) startGateway(ctx context.Context, maxAge time.Duration, profile string) (*child, error) {
@@ -183,10 +184,10 @@ func (b *bench) startGateway(ctx context.Context, maxAge time.Duration, profile 
 // and run-state bucket, so that each measurement starts empty and leaves
 // no files behind.
 func (b *bench) resetGateway(ctx context.Context) {
-	for _, sc := range subjects.Streams(subjects.StreamsConfig{}) {
+	for _, sc := range topology.Streams(topology.StreamsConfig{}) {
 		_ = b.js.DeleteStream(ctx, sc.Name)
 	}
-	_ = b.js.DeleteKeyValue(ctx, subjects.RunsBucket)
+	_ = b.js.DeleteKeyValue(ctx, topology.RunsBucket)
 }
 
 func stopChild(ch *child) {

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // soakPoint is the gateway's state at one point of the soak.
@@ -47,8 +48,8 @@ type soakReport struct {
 
 // streamOutcome names the outcome each outcome stream holds.
 var streamOutcome = map[string]string{
-	subjects.StreamValid: "valid", subjects.StreamRetry: "retry",
-	subjects.StreamRefused: "refused", subjects.StreamDLQ: "dlq",
+	topology.StreamValid: "valid", topology.StreamRetry: "retry",
+	topology.StreamRefused: "refused", topology.StreamDLQ: "dlq",
 }
 
 // soak runs agentgate alone on n outputs (the generated pool cycled with
@@ -115,7 +116,7 @@ func (b *bench) soak(ctx context.Context, window int, maxAge time.Duration, rate
 				return
 			case <-tick.C:
 			}
-			c, err := stored(mctx, b.js, subjects.OutcomeStreams...)
+			c, err := stored(mctx, b.js, topology.OutcomeStreams...)
 			if err != nil {
 				mon <- err
 				return
@@ -222,7 +223,7 @@ func (b *bench) soak(ctx context.Context, window int, maxAge time.Duration, rate
 func lastStored(ctx context.Context, js jetstream.JetStream) (time.Time, map[string]int, error) {
 	var last time.Time
 	outcomes := map[string]int{}
-	for _, name := range subjects.OutcomeStreams {
+	for _, name := range topology.OutcomeStreams {
 		s, err := js.Stream(ctx, name)
 		if err != nil {
 			return last, nil, err

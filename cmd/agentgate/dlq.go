@@ -11,7 +11,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/dlq"
 	"github.com/agentgate/agentgate/runstate"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 func newDLQCmd() *cobra.Command {
@@ -139,7 +139,7 @@ the latest dead letter of every run (of --agent only, if given).`,
 			if len(order) == 0 {
 				return exitCode{1, fmt.Errorf("no dead letter to replay")}
 			}
-			kv, err := js.KeyValue(ctx, subjects.RunsBucket)
+			kv, err := js.KeyValue(ctx, topology.RunsBucket)
 			if err != nil {
 				return exitCode{1, fmt.Errorf("run-state bucket: %w", err)}
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/runstate"
 	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 const defaultNATSURL = "nats://127.0.0.1:4222"
@@ -125,7 +126,7 @@ came in time, 2 on a usage or connection error.`,
 // would bring no new outcome; nil otherwise, or when the state cannot be
 // read (the gateway then answers as usual).
 func finishedRun(ctx context.Context, js jetstream.JetStream, runID string, attempt int) *contract.RunState {
-	kv, err := js.KeyValue(ctx, subjects.RunsBucket)
+	kv, err := js.KeyValue(ctx, topology.RunsBucket)
 	if err != nil {
 		return nil
 	}
@@ -141,7 +142,7 @@ func finishedRun(ctx context.Context, js jetstream.JetStream, runID string, atte
 func recordedOutcome(cmd *cobra.Command, js jetstream.JetStream, runID string, wait time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	kv, err := js.KeyValue(ctx, subjects.RunsBucket)
+	kv, err := js.KeyValue(ctx, topology.RunsBucket)
 	if err == nil {
 		var st *contract.RunState
 		if st, _, err = runstate.New(kv).Get(ctx, runID); err == nil && st != nil {

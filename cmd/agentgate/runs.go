@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/runstate"
-	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 )
 
 func newRunsCmd() *cobra.Command {
@@ -31,7 +31,7 @@ then one line for each outcome published for it, in order of attempt.`,
 			}
 			defer nc.Close()
 			ctx := cmd.Context()
-			kv, err := js.KeyValue(ctx, subjects.RunsBucket)
+			kv, err := js.KeyValue(ctx, topology.RunsBucket)
 			if err != nil {
 				return exitCode{1, fmt.Errorf("run-state bucket: %w", err)}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/topology"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
@@ -13,10 +14,10 @@ import (
 
 // tailStreams maps tail's outcome argument to streams and subject prefixes.
 var tailStreams = map[string]struct{ stream, prefix string }{
-	"valid":   {subjects.StreamValid, subjects.ValidPrefix},
-	"retry":   {subjects.StreamRetry, subjects.RetryPrefix},
-	"refused": {subjects.StreamRefused, subjects.RefusedPrefix},
-	"dlq":     {subjects.StreamDLQ, subjects.DLQPrefix},
+	"valid":   {topology.StreamValid, subjects.ValidPrefix},
+	"retry":   {topology.StreamRetry, subjects.RetryPrefix},
+	"refused": {topology.StreamRefused, subjects.RefusedPrefix},
+	"dlq":     {topology.StreamDLQ, subjects.DLQPrefix},
 }
 
 func newTailCmd() *cobra.Command {

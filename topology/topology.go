@@ -1,4 +1,4 @@
-package subjects
+package topology
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentgate/agentgate/subjects"
 )
 
 // Stream names. One stream per subject family keeps retention and
@@ -104,12 +106,12 @@ func Streams(cfg StreamsConfig) []jetstream.StreamConfig {
 		}
 	}
 	return []jetstream.StreamConfig{
-		mk(StreamRaw, "agentgate: raw agent outputs", RawPrefix, RawPrefix+".>"),
-		mk(StreamPartial, "agentgate: streamed output chunks", PartialPrefix+".>"),
-		mk(StreamValid, "agentgate: valid results", ValidPrefix+".>"),
-		mk(StreamRetry, "agentgate: retry requests", RetryPrefix+".>"),
-		mk(StreamRefused, "agentgate: refusals", RefusedPrefix+".>"),
-		mk(StreamDLQ, "agentgate: dead letters", DLQPrefix+".>"),
+		mk(StreamRaw, "agentgate: raw agent outputs", subjects.RawPrefix, subjects.RawPrefix+".>"),
+		mk(StreamPartial, "agentgate: streamed output chunks", subjects.PartialPrefix+".>"),
+		mk(StreamValid, "agentgate: valid results", subjects.ValidPrefix+".>"),
+		mk(StreamRetry, "agentgate: retry requests", subjects.RetryPrefix+".>"),
+		mk(StreamRefused, "agentgate: refusals", subjects.RefusedPrefix+".>"),
+		mk(StreamDLQ, "agentgate: dead letters", subjects.DLQPrefix+".>"),
 	}
 }
 
