@@ -9,10 +9,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/embedded"
 	"github.com/agentgate/agentgate/executor"
 	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/internal/natstest"
-	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/subjects"
 	"github.com/agentgate/agentgate/topology"
 )
@@ -25,7 +25,7 @@ const validReview = `{"summary": "Adds a bounded retry loop.", "approval": "appr
 // attack an anonymous client could make before there were permissions.
 func TestPermissions_agentAttacksAreRefused(t *testing.T) {
 	sec := setSecrets(t)
-	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), AuthFile: authFile})
+	srv, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), AuthFile: authFile})
 	if err != nil {
 		t.Fatal(err)
 	}

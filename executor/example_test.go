@@ -11,9 +11,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentgate/agentgate/embedded"
 	"github.com/agentgate/agentgate/executor"
 	"github.com/agentgate/agentgate/gateway"
-	"github.com/agentgate/agentgate/router"
 )
 
 // An executor runs the pr-reviewer agent with a model that first drifts from
@@ -77,7 +77,7 @@ func startAgentgate() (natsURL, gatewayURL string, stop func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: dir})
+	srv, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", StoreDir: dir})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,4 +4,10 @@
 // checked by apiauth, sensitive members masked by redact, dead letters
 // served through dlq) and the Prometheus metrics. `agentgate serve` is a
 // thin shell around it, and the end-to-end tests start it the same way.
+//
+// It owns the one NATS connection and constructs every part explicitly:
+// the outcome publisher and the handlers.Processor first, then the router
+// that feeds the processor, and the gated twins that submit to it. Nothing
+// imports it but commands and tests; it must never be imported by a
+// library package.
 package gateway

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/apiauth"
+	"github.com/agentgate/agentgate/embedded"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/internal/natsurl"
 	"github.com/agentgate/agentgate/natsconn"
@@ -53,7 +54,7 @@ type Config struct {
 	SigningKey string
 	// EmbeddedAuth is a NATS server configuration file whose accounts,
 	// users and permissions the embedded server enforces (see
-	// router.EmbeddedConfig.AuthFile). Ignored with an external server.
+	// embedded.Config.AuthFile). Ignored with an external server.
 	EmbeddedAuth string
 	// NATSListen is the embedded server's HOST:PORT (default
 	// 127.0.0.1:4222; port 0 picks a free one).
@@ -222,7 +223,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	}
 	if !cfg.NATS.Explicit() {
 		dir, _ := filepath.Abs(cfg.DataDir)
-		if g.embedded, err = router.StartEmbedded(router.EmbeddedConfig{Listen: cfg.NATSListen, StoreDir: dir, AuthFile: cfg.EmbeddedAuth}); err != nil {
+		if g.embedded, err = embedded.Start(embedded.Config{Listen: cfg.NATSListen, StoreDir: dir, AuthFile: cfg.EmbeddedAuth}); err != nil {
 			return nil, err
 		}
 		cfg.Logger.Info("embedded NATS started", "url", g.embedded.ClientURL(), "store", dir)

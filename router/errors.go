@@ -6,10 +6,6 @@ import "errors"
 // configuration that cannot work; the message says what is wrong.
 var ErrBadConfig = errors.New("router: bad configuration")
 
-// ErrServerNotReady is returned by StartEmbedded when the embedded NATS
-// server does not accept connections in time.
-var ErrServerNotReady = errors.New("router: embedded NATS server not ready")
-
 // ErrNotConsuming is wrapped by Router.Health when the router is not
 // consuming raw outputs: a durable consumer was deleted, or consumption
 // stopped.

@@ -75,10 +75,3 @@ func TestUnmarshaler_neverFails(t *testing.T) {
 		t.Error("an envelope with two Run-Ids was accepted")
 	}
 }
-
-func TestEmbeddedConfig_Validate(t *testing.T) {
-	t.Parallel()
-	if _, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "nowhere", StoreDir: ""}); err == nil {
-		t.Fatal("bad config accepted")
-	}
-}

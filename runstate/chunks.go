@@ -8,8 +8,6 @@ import (
 	"github.com/agentgate/agentgate/contract"
 
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/agentgate/agentgate/handlers"
 )
 
 // Chunks is a handlers.ChunkStore on a key-value bucket (see
@@ -17,8 +15,6 @@ import (
 type Chunks struct {
 	kv jetstream.KeyValue
 }
-
-var _ handlers.ChunkStore = (*Chunks)(nil)
 
 // NewChunks returns a Chunks on kv.
 func NewChunks(kv jetstream.KeyValue) *Chunks { return &Chunks{kv: kv} }

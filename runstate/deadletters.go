@@ -10,7 +10,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/subjects"
 	"github.com/agentgate/agentgate/topology"
 )
@@ -20,8 +19,6 @@ import (
 type DeadLetters struct {
 	js jetstream.JetStream
 }
-
-var _ handlers.DeadLetters = (*DeadLetters)(nil)
 
 // NewDeadLetters returns a DeadLetters on js's dead-letter stream.
 func NewDeadLetters(js jetstream.JetStream) *DeadLetters { return &DeadLetters{js: js} }

@@ -10,15 +10,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/handlers"
 )
 
 // Store is a handlers.RunStore on a key-value bucket.
 type Store struct {
 	kv jetstream.KeyValue
 }
-
-var _ handlers.RunStore = (*Store)(nil)
 
 // New returns a Store on kv (see topology.Ensure for the bucket).
 func New(kv jetstream.KeyValue) *Store { return &Store{kv: kv} }

@@ -33,5 +33,6 @@
 // A [Registry] is immutable once loaded and safe for concurrent use;
 // [Schema.Validate] may be called from many goroutines.
 //
-// The package knows nothing of NATS, Watermill or HTTP.
+// The package knows nothing of NATS, Watermill or HTTP: it must never
+// import them, the pipeline (handlers) or the bus wiring.
 package schemas

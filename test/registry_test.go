@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/embedded"
 	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/internal/natstest"
-	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -315,7 +315,7 @@ func TestRegistry_restartKeepsEverything(t *testing.T) {
 	cfgDir := t.TempDir()
 	copyExamples(t, cfgDir)
 	start := func() (*runningGateway, func()) {
-		srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: store})
+		srv, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", StoreDir: store})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,6 +60,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentgate/agentgate/embedded"
 	"github.com/agentgate/agentgate/router"
 	"github.com/agentgate/agentgate/schemas"
 )
@@ -219,7 +220,7 @@ func run(ctx context.Context, o options) (*report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: dir})
+	srv, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", StoreDir: dir})
 	if err != nil {
 		return nil, err
 	}

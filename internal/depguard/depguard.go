@@ -89,8 +89,19 @@ var Rules = []Rule{
 		Forbid:   []string{"handlers/...", "router/...", "gateway/..."},
 	},
 	{
+		Name:     "where messages are kept says nothing of what they mean",
+		Packages: []string{"topology/...", "embedded/..."},
+		Forbid:   []string{"handlers/...", "router/...", "gateway/...", "runstate/..."},
+	},
+	{
+		Name:     "only the gateway assembles the gateway",
+		Packages: []string{"./..."},
+		Except:   []string{"gateway", "cmd/...", "test/...", "internal/natstest/...", "examples/..."},
+		Forbid:   []string{"gateway/..."},
+	},
+	{
 		Name:     "the wire types depend on nothing of agentgate's",
-		Packages: []string{"contract/...", "internal/jsonx/..."},
+		Packages: []string{"contract/...", "internal/jsonx/...", "internal/workers/..."},
 		Forbid:   []string{"./..."},
 	},
 }

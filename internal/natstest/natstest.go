@@ -15,14 +15,14 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentgate/agentgate/embedded"
 	"github.com/agentgate/agentgate/gateway"
-	"github.com/agentgate/agentgate/router"
 )
 
 // Server starts an embedded NATS server with JetStream for t.
 func Server(t testing.TB) *server.Server {
 	t.Helper()
-	srv, err := router.StartEmbedded(router.EmbeddedConfig{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	srv, err := embedded.Start(embedded.Config{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatalf("starting NATS: %v", err)
 	}

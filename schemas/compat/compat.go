@@ -14,7 +14,8 @@
 //
 // The package works on the schema documents alone: it follows local $refs
 // ("#/$defs/x", "#/definitions/x") and compares other $refs by their text.
-// It knows nothing of the registry, the gateway or NATS.
+// It knows nothing of the registry, the gateway or NATS: it must never
+// import schemas, the pipeline or the bus.
 package compat
 
 import (

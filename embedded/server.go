@@ -1,4 +1,4 @@
-package router
+package embedded
 
 import (
 	"errors"
@@ -10,9 +10,9 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// EmbeddedConfig configures the NATS server `agentgate serve` starts when
+// Config configures the NATS server `agentgate serve` starts when
 // no external NATS is given.
-type EmbeddedConfig struct {
+type Config struct {
 	// Listen is HOST:PORT (default 127.0.0.1:4222; port 0 picks a free one).
 	Listen string
 	// StoreDir holds JetStream's files (required).
@@ -30,7 +30,7 @@ type EmbeddedConfig struct {
 	AuthFile string
 }
 
-func (c *EmbeddedConfig) setDefaults() {
+func (c *Config) setDefaults() {
 	if c.Listen == "" {
 		c.Listen = "127.0.0.1:4222"
 	}
@@ -43,7 +43,7 @@ func (c *EmbeddedConfig) setDefaults() {
 }
 
 // Validate reports every problem with the configuration.
-func (c EmbeddedConfig) Validate() error {
+func (c Config) Validate() error {
 	var errs []error
 	if _, _, err := splitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("%w: listen address %q: %w", ErrBadConfig, c.Listen, err))
@@ -57,10 +57,10 @@ func (c EmbeddedConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// StartEmbedded starts a NATS server with JetStream on file storage and
+// Start starts a NATS server with JetStream on file storage and
 // waits until it accepts connections. Stop it with Shutdown and
 // WaitForShutdown; ClientURL says where it listens.
-func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
+func Start(cfg Config) (*server.Server, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func StartEmbedded(cfg EmbeddedConfig) (*server.Server, error) {
 	if !ns.ReadyForConnections(cfg.ReadyTimeout) {
 		ns.Shutdown()
 		ns.WaitForShutdown()
-		return nil, fmt.Errorf("%w after %s on %s", ErrServerNotReady, cfg.ReadyTimeout, cfg.Listen)
+		return nil, fmt.Errorf("%w after %s on %s", ErrNotReady, cfg.ReadyTimeout, cfg.Listen)
 	}
 	return ns, nil
 }
