@@ -35,11 +35,6 @@ type RunState struct {
 	// OutcomeMsgID is the Nats-Msg-Id Outcome was published with (kept in
 	// the store, not in the API answer).
 	OutcomeMsgID string `json:"-"`
-	// OutcomeSeq, once set, is the sequence at which the outcome stream
-	// stored Outcome (kept in the store, not in the API answer): a
-	// redelivered input whose outcome is stored publishes nothing, however
-	// long after JetStream's de-duplication window it comes.
-	OutcomeSeq uint64 `json:"-"`
 }
 
 // OutcomeFor is the outcome a recorded status stands for.

@@ -294,7 +294,7 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	}
 	g.proc, err = handlers.NewProcessor(handlers.ProcessorConfig{
 		Gate: gate, Store: g.store, Chunks: chunks, DeadLetters: runstate.NewDeadLetters(g.js),
-		Emitter: router.Outcomes{Publisher: out}, Observer: g.metrics, Logger: cfg.Logger,
+		Emitter: router.Outcomes{Publisher: out, JS: g.js, Logger: cfg.Logger}, Observer: g.metrics, Logger: cfg.Logger,
 		Concurrency: cfg.Workers + router.PartialWorkers, StoreTimeout: cfg.Limits.StoreTimeout,
 		PublishTimeout: cfg.Limits.PublishTimeout, DecisionTimeout: cfg.Limits.DecisionTimeout,
 		MaxInFlightBytes: cfg.Limits.MaxInFlightBytes, MaxDeliver: cfg.Limits.MaxDeliver,

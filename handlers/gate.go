@@ -137,15 +137,12 @@ type Decision struct {
 	Violations     []contract.Violation
 	Normalizations []contract.Normalization
 	// Republish is set when the outcome was already recorded for this very
-	// input (a redelivery): it is published again, under the same
-	// Nats-Msg-Id, in case it did not go out the first time.
-	Republish bool
-
-	// recorded is the run's state as the processor recorded it (or read it,
-	// for a republish), at revision: where the outcome's stream sequence
-	// is recorded once it is published.
-	recorded *contract.RunState
-	revision uint64
+	// input (a redelivery): it is emitted again, under the same
+	// Nats-Msg-Id, in case it did not go out the first time; RecordedAt is
+	// when the run's state recorded it. The Emitter must not store it twice
+	// (see Emitter).
+	Republish  bool
+	RecordedAt time.Time
 }
 
 // Headers are the headers of the outcome message.
@@ -183,13 +180,8 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) (d 
 	if st != nil && env.Origin.Seq != 0 && st.InputSeq == env.Origin.Seq && st.InputStream == env.Origin.Stream {
 		// This very input produced the recorded outcome and is delivered
 		// again: the gateway stopped between recording and publishing, or
-		// before the ack. Publish the recorded outcome again; its
-		// Nats-Msg-Id keeps JetStream from storing a second copy within
-		// its window; once the recorded outcome is known to be stored,
-		// nothing is published at all, however late the redelivery.
-		if st.OutcomeSeq != 0 {
-			return Decision{RunID: st.RunID, AgentID: st.AgentID, Attempt: st.Attempts}
-		}
+		// before the ack. Emit the recorded outcome again, under the same
+		// Nats-Msg-Id: the Emitter stores it only if it is not stored yet.
 		o := contract.OutcomeFor(st.Status)
 		id := st.OutcomeMsgID
 		if id == "" {
@@ -197,7 +189,7 @@ func (g *Gate) decide(env Envelope, st *contract.RunState, verdict *Verdict) (d 
 		}
 		return Decision{
 			Outcome: o, RunID: st.RunID, AgentID: st.AgentID, Attempt: st.Attempts,
-			MsgID: id, Payload: st.Outcome, Republish: true,
+			MsgID: id, Payload: st.Outcome, Republish: true, RecordedAt: st.UpdatedAt,
 		}
 	}
 	if st != nil && st.AgentID != "" && st.AgentID != m.AgentID {

@@ -174,15 +174,15 @@ func TestGate_redeliveryRepublishesTheRecordedOutcome(t *testing.T) {
 	}
 	again := g.Decide(env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r"), first.State)
 	if !again.Republish || again.Outcome != contract.OutcomeRetry || again.Attempt != 1 || again.MsgID != "r.1.retry" ||
-		router.OutcomeSubject(again) != "agent.retry.requested.pr-reviewer" || string(again.Payload) != string(first.Payload) || again.State != nil {
+		router.OutcomeSubject(again) != "agent.retry.requested.pr-reviewer" || string(again.Payload) != string(first.Payload) || again.State != nil ||
+		!again.RecordedAt.Equal(first.State.UpdatedAt) {
 		t.Errorf("redelivery = %+v", again)
 	}
-	// Once the state says where the outcome is stored, a redelivery
-	// publishes nothing, however late it comes.
-	stored := *first.State
-	stored.OutcomeSeq = 3
-	if d := g.Decide(env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r"), &stored); d.Outcome != "" || d.Republish {
-		t.Errorf("redelivery of a stored outcome = %+v", d)
+	// The same sequence in another stream is another input.
+	elsewhere := env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r", "Attempt", "1")
+	elsewhere.Origin.Stream = "AGENT_OUTPUT_PARTIAL"
+	if d := g.Decide(elsewhere, first.State); d.Outcome != "" || d.Republish {
+		t.Errorf("an input of another stream at the same sequence = %+v", d)
 	}
 	other := env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r", "Attempt", "1")
 	other.Origin.Seq = 8

@@ -35,10 +35,12 @@ type RunStore interface {
 // the bus. Emit publishes d's outcome message (d.Payload, with d.Headers()
 // and d.MsgID as its de-duplication id) where outcomes of its kind go, and
 // returns the sequence it was stored at, or 0 when the bus does not say.
-// With a sequence, the processor records it in the run's state, and a
-// redelivered input whose outcome is stored emits nothing, however long
-// after the bus's de-duplication window it comes; without one, the window
-// alone keeps a re-emitted outcome from being stored twice.
+//
+// A Republish is an outcome that may be stored already (the input that
+// produced it is delivered again): Emit must store it at most once in all,
+// however long after d.RecordedAt it comes, looking it up where the bus's
+// own de-duplication no longer covers it, and return the sequence of the
+// copy stored.
 type Emitter interface {
 	Emit(ctx context.Context, d Decision) (seq uint64, err error)
 }
@@ -182,15 +184,11 @@ const maxConflicts = 5
 //
 // Recording before emitting means an executor that sees a retry request
 // finds the run already waiting for its next attempt, whichever replica
-// takes the answer. Once emitted, the outcome's stream sequence is
-// recorded too, so a redelivered input (a lost ack, a long outage) finds
-// its outcome stored and emits nothing. A stop between recording and
-// emitting is repaired on redelivery: the state names the input that
-// produced it (its Origin), and the recorded outcome is emitted again
-// under the same Nats-Msg-Id (at least once: a stop between emitting and
-// recording the sequence may store it twice if the redelivery comes after
-// the bus's de-duplication window). The error is only for what a retry
-// can fix (the bus or the store is unreachable).
+// takes the answer. A redelivered input (a stop between recording and
+// emitting, a lost ack, a long outage) is known by its Origin, which the
+// state names: the recorded outcome is emitted again as a Republish, which
+// the Emitter stores only if it is not stored yet. The error is only for
+// what a retry can fix (the bus or the store is unreachable).
 func (h *Processor) Process(ctx context.Context, env Envelope) (Decision, error) {
 	return h.Submit(ctx, env, nil)
 }
@@ -213,9 +211,8 @@ func (h *Processor) decideFunc(ctx context.Context, env Envelope, decide func(En
 	if keyed && firstAttempt(env) {
 		d := decide(env, nil)
 		if d.State != nil {
-			rev, err := h.put(ctx, d.State, 0)
+			_, err := h.put(ctx, d.State, 0)
 			if err == nil {
-				d.recorded, d.revision = d.State, rev
 				return d, nil
 			}
 			if !errors.Is(err, ErrStateConflict) {
@@ -234,14 +231,10 @@ func (h *Processor) decideFunc(ctx context.Context, env Envelope, decide func(En
 		}
 		d := decide(env, st)
 		if d.State == nil {
-			if d.Republish {
-				d.recorded, d.revision = st, rev
-			}
 			return d, nil
 		}
-		nrev, err := h.put(ctx, d.State, rev)
+		_, err := h.put(ctx, d.State, rev)
 		if err == nil {
-			d.recorded, d.revision = d.State, nrev
 			return d, nil
 		}
 		if !errors.Is(err, ErrStateConflict) {
@@ -275,31 +268,12 @@ func (h *Processor) put(ctx context.Context, st *contract.RunState, rev uint64) 
 	return h.cfg.Store.Put(ctx, st, rev)
 }
 
-// publish emits d's outcome and, when the emitter reports where it was
-// stored and d is the run's recorded outcome, records that in the run's
-// state.
+// publish emits d's outcome within the publish timeout.
 func (h *Processor) publish(ctx context.Context, d Decision) error {
-	pctx, cancel := context.WithTimeout(ctx, h.cfg.PublishTimeout)
-	seq, err := h.cfg.Emitter.Emit(pctx, d)
-	cancel()
-	if err != nil {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.PublishTimeout)
+	defer cancel()
+	if _, err := h.cfg.Emitter.Emit(ctx, d); err != nil {
 		return fmt.Errorf("publishing %s outcome of run %q: %w", d.Outcome, d.RunID, err)
 	}
-	if d.recorded != nil && seq != 0 && d.recorded.OutcomeMsgID == d.MsgID {
-		h.recordStored(ctx, d, seq)
-	}
 	return nil
-}
-
-// recordStored records in the run's state that its outcome is stored at
-// seq. A failure costs nothing but the guarantee beyond the window for this
-// one outcome, so it is logged, not returned (returning it would redeliver
-// the input and publish again); a conflict means the run has moved on.
-func (h *Processor) recordStored(ctx context.Context, d Decision, seq uint64) {
-	next := *d.recorded
-	next.OutcomeSeq = seq
-	if _, err := h.put(ctx, &next, d.revision); err != nil && !errors.Is(err, ErrStateConflict) {
-		h.cfg.Logger.WarnContext(ctx, "recording where the outcome is stored", "run_id", d.RunID,
-			"attempt", d.Attempt, "seq", seq, "error", err)
-	}
 }

@@ -8,8 +8,6 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/agentgate/agentgate/handlers"
 )
 
 // DefaultPublishTimeout bounds one outcome's publish, from the moment the
@@ -18,11 +16,9 @@ const DefaultPublishTimeout = 10 * time.Second
 
 // Publisher publishes outcomes to JetStream and reports where each was
 // stored. watermill-nats' publisher waits for the server's acknowledgement
-// with no deadline and drops the stream sequence it reports; the handler
-// needs both: a publish that cannot hang a worker, and the sequence it
-// records in the run's state so that a redelivered input never publishes
-// its outcome twice, however long after the de-duplication window (contract
-// section 3).
+// with no deadline and drops the stream sequence it reports; the gateway
+// needs a publish that cannot hang a worker, and the emitter reports the
+// sequence of each outcome (the stored copy's, for a duplicate).
 type Publisher struct {
 	js      jetstream.JetStream
 	timeout time.Duration
@@ -86,25 +82,3 @@ func (p *Publisher) PublishSeq(ctx context.Context, topic string, msg *message.M
 
 // Close implements message.Publisher; the connection is the router's.
 func (p *Publisher) Close() error { return nil }
-
-// Outcomes is the handlers.Emitter on a Watermill publisher: each outcome
-// goes to its subject (OutcomeSubject) as a message whose metadata are the
-// outcome's headers. With a SeqPublisher it reports where each was stored.
-type Outcomes struct {
-	Publisher message.Publisher
-}
-
-var _ handlers.Emitter = Outcomes{}
-
-// Emit implements handlers.Emitter.
-func (o Outcomes) Emit(ctx context.Context, d handlers.Decision) (uint64, error) {
-	msg := message.NewMessage(d.MsgID, d.Payload)
-	for k, v := range d.Headers() {
-		msg.Metadata.Set(k, v)
-	}
-	subject := OutcomeSubject(d)
-	if sp, ok := o.Publisher.(SeqPublisher); ok {
-		return sp.PublishSeq(ctx, subject, msg)
-	}
-	return 0, o.Publisher.Publish(subject, msg)
-}

@@ -35,7 +35,7 @@ func (s *Store) Get(ctx context.Context, runID string) (*contract.RunState, uint
 		return nil, 0, fmt.Errorf("runstate: decoding %q: %w", runID, err)
 	}
 	rec.RunState.InputStream, rec.RunState.InputSeq = rec.InputStream, rec.InputSeq
-	rec.RunState.OutcomeMsgID, rec.RunState.OutcomeSeq = rec.OutcomeMsgID, rec.OutcomeSeq
+	rec.RunState.OutcomeMsgID = rec.OutcomeMsgID
 	return &rec.RunState, e.Revision(), nil
 }
 
@@ -90,7 +90,6 @@ type recordHead struct {
 	InputStream  string             `json:"input_stream,omitempty"`
 	InputSeq     uint64             `json:"input_seq,omitempty"`
 	OutcomeMsgID string             `json:"outcome_msg_id,omitempty"`
-	OutcomeSeq   uint64             `json:"outcome_seq,omitempty"`
 
 	// BlueprintRevision: see contract.RunState.
 	BlueprintRevision uint64 `json:"blueprint_revision,omitempty"`
@@ -103,7 +102,7 @@ type recordHead struct {
 func encodeRecord(st *contract.RunState) ([]byte, error) {
 	head, err := json.Marshal(recordHead{
 		RunID: st.RunID, AgentID: st.AgentID, Status: st.Status, Attempts: st.Attempts, UpdatedAt: st.UpdatedAt,
-		Replays: st.Replays, InputStream: st.InputStream, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID, OutcomeSeq: st.OutcomeSeq,
+		Replays: st.Replays, InputStream: st.InputStream, InputSeq: st.InputSeq, OutcomeMsgID: st.OutcomeMsgID,
 		BlueprintRevision: st.BlueprintRevision,
 	})
 	if err != nil {
@@ -127,5 +126,4 @@ type record struct {
 	InputStream  string `json:"input_stream,omitempty"`
 	InputSeq     uint64 `json:"input_seq,omitempty"`
 	OutcomeMsgID string `json:"outcome_msg_id,omitempty"`
-	OutcomeSeq   uint64 `json:"outcome_seq,omitempty"`
 }

@@ -69,7 +69,7 @@ func TestStore_compareAndSet(t *testing.T) {
 		}
 		next := *got
 		next.Status, next.Attempts = contract.RunCompleted, 2
-		next.Replays, next.InputSeq, next.OutcomeMsgID, next.OutcomeSeq = []uint64{7}, 42, id+".2.valid", 9
+		next.Replays, next.InputStream, next.InputSeq, next.OutcomeMsgID = []uint64{7}, "S", 42, id+".2.valid"
 		if _, err := s.Put(ctx, &next, rev+5); !errors.Is(err, contract.ErrStateConflict) {
 			t.Fatalf("%q: stale update = %v, want ErrStateConflict", id, err)
 		}
@@ -77,7 +77,7 @@ func TestStore_compareAndSet(t *testing.T) {
 			t.Fatalf("%q: update: %v", id, err)
 		}
 		if got, _, _ := s.Get(ctx, id); got.Status != contract.RunCompleted || got.Attempts != 2 ||
-			len(got.Replays) != 1 || got.Replays[0] != 7 || got.InputSeq != 42 || got.OutcomeMsgID != id+".2.valid" || got.OutcomeSeq != 9 ||
+			len(got.Replays) != 1 || got.Replays[0] != 7 || got.InputStream != "S" || got.InputSeq != 42 || got.OutcomeMsgID != id+".2.valid" ||
 			string(got.Outcome) != `{"retry_prompt":"<x>"}` {
 			t.Errorf("%q: after update = %+v", id, got)
 		}

@@ -263,8 +263,8 @@ func (c *ackDroppingConn) Write(p []byte) (int, error) {
 // down: the acks of the first raw outputs the gateway handles are lost, it
 // stops, stays down longer than the streams' de-duplication window, and
 // comes back. Those inputs are redelivered after the window, when
-// JetStream would store a republished outcome again: the run's state says
-// each is stored, so nothing is republished.
+// JetStream would store a republished outcome again: the gateway finds each
+// outcome in its stream, so nothing is stored twice.
 func TestGateway_outageLongerThanTheDedupeWindow(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)

@@ -135,8 +135,12 @@ func (b *bus) startRouterWith(reg handlers.Registry, rs routerSetup) (stop func(
 	if rs.wrapPub != nil {
 		pub = rs.wrapPub(pub)
 	}
+	pjs, err := jetstream.New(pubConn)
+	if err != nil {
+		b.t.Fatal(err)
+	}
 	pcfg := handlers.ProcessorConfig{Gate: gate, Store: store, Chunks: runstate.NewChunks(ckv),
-		DeadLetters: runstate.NewDeadLetters(b.js), Emitter: router.Outcomes{Publisher: pub}}
+		DeadLetters: runstate.NewDeadLetters(b.js), Emitter: router.Outcomes{Publisher: pub, JS: pjs}}
 	if rs.handler != nil {
 		rs.handler(&pcfg)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/subjects"
 )
 
@@ -118,6 +119,19 @@ func Streams(cfg StreamsConfig) []jetstream.StreamConfig {
 // OutcomeStreams names the streams that hold outcomes, for readers such as
 // tail.
 var OutcomeStreams = []string{StreamValid, StreamRetry, StreamRefused, StreamDLQ}
+
+// OutcomeStream is the stream that holds outcomes of kind o.
+func OutcomeStream(o contract.Outcome) string {
+	switch o {
+	case contract.OutcomeValid:
+		return StreamValid
+	case contract.OutcomeRetry:
+		return StreamRetry
+	case contract.OutcomeRefused:
+		return StreamRefused
+	}
+	return StreamDLQ
+}
 
 // RunsBucketConfig is the run-state bucket's configuration.
 func RunsBucketConfig(cfg StreamsConfig) jetstream.KeyValueConfig {
