@@ -417,3 +417,44 @@ func TestLoadFS_onlyOneFolder(t *testing.T) {
 		t.Errorf("got %d schemas, %d blueprints", len(r.Schemas()), len(r.Blueprints()))
 	}
 }
+
+// TestLoadFS_refsAcrossFiles checks that schema files compile together,
+// whatever their order: a file reaches another's corrections (an ECMA-262
+// pattern, an empty enum), through the registry's compiler and through the
+// compiler of an inline schema with its own $id; and a file whose $ref
+// target is in error is in error too.
+func TestLoadFS_refsAcrossFiles(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"schemas/a.schema.json": `{"$id": "https://t.dev/a/1.0.0", "properties": {"code": {"$ref": "https://t.dev/z/1.0.0#/$defs/code"}, "none": {"$ref": "https://t.dev/z/1.0.0#/$defs/none"}}}`,
+		"schemas/z.schema.json": `{"$id": "https://t.dev/z/1.0.0", "$defs": {"code": {"type": "string", "pattern": "^(?=.*\\d)\\w+$"}, "none": {"enum": []}}}`,
+	}
+	r, err := inlineAgents(t, files, map[string]string{
+		"own": `{"$id": "https://ex.test/own.json", "properties": {"code": {"$ref": "https://t.dev/z/1.0.0#/$defs/code"}}}`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"https://t.dev/a/1.0.0", schemas.InlinePrefix + "own"} {
+		s, _ := r.Schema(id)
+		if vs := s.Validate(decode(t, `{"code": "abc1"}`)); vs != nil {
+			t.Errorf("%s: violations %+v", id, vs)
+		}
+		vs := s.Validate(decode(t, `{"code": "abc"}`))
+		if len(vs) != 1 || vs[0].Keyword != "pattern" || vs[0].Path != "$.code" {
+			t.Errorf("%s: violations %+v, want one pattern at $.code", id, vs)
+		}
+	}
+	a, _ := r.Schema("https://t.dev/a/1.0.0")
+	if vs := a.Validate(decode(t, `{"none": 1}`)); len(vs) != 1 || vs[0].Keyword != "enum" {
+		t.Errorf("violations %+v, want one enum", vs)
+	}
+
+	files["schemas/z.schema.json"] = `{"$id": "https://t.dev/z/1.0.0", "$defs": {"code": {"$ref": "#/$defs/gone"}, "none": {}}}`
+	_, err = loadFS(t, files)
+	for _, f := range []string{"schemas/a.schema.json: ", "schemas/z.schema.json: "} {
+		if !errors.Is(err, schemas.ErrUnresolvedRef) || !strings.Contains(fmt.Sprint(err), f) {
+			t.Errorf("error %v: want ErrUnresolvedRef, naming %s", err, f)
+		}
+	}
+}
