@@ -2,6 +2,12 @@
 # bundled examples; `make test` runs every test.
 GO ?= go
 
+# go.mod asks for Go 1.27 (kaptinlin/jsonschema v0.9.10 needs it). With an
+# older go command on the PATH (1.21 or later), this makes it fetch the
+# go1.27.3 toolchain through the module proxy once (about 76 MB, cached in
+# the module cache) and run every recipe with it. Override to use another.
+export GOTOOLCHAIN ?= go1.27.3
+
 # One set of build flags for every way the binary is built: make build,
 # deploy/Dockerfile and deploy/.ko.yaml (deploy's lint test checks that
 # they agree): static (no cgo), reproducible paths, version and commit

@@ -72,6 +72,30 @@ func TestDockerfile(t *testing.T) {
 	}
 }
 
+// TestGoVersion checks that every way of building agentgate uses the Go
+// that go.mod asks for: the Dockerfile's golang image has its major and
+// minor version, and the toolchain the Makefile and CI pin (GOTOOLCHAIN,
+// for a go command older than go.mod's) is of that minor version too.
+func TestGoVersion(t *testing.T) {
+	mod := regexp.MustCompile(`(?m)^go (\d+\.\d+)(?:\.\d+)?$`).FindStringSubmatch(read(t, "../go.mod"))
+	if mod == nil {
+		t.Fatal("go.mod: no go line")
+	}
+	want := mod[1]
+	if m := regexp.MustCompile(`(?m)^FROM golang:(\d+\.\d+)\b`).FindStringSubmatch(read(t, "Dockerfile")); m == nil || m[1] != want {
+		t.Errorf("Dockerfile builds with golang:%v, go.mod asks for Go %s", m, want)
+	}
+	mk := regexp.MustCompile(`(?m)^export GOTOOLCHAIN \?= go(\d+\.\d+)\.\d+$`).FindStringSubmatch(read(t, "../Makefile"))
+	if mk == nil || mk[1] != want {
+		t.Errorf("Makefile pins GOTOOLCHAIN %v, go.mod asks for Go %s", mk, want)
+	}
+	ci := regexp.MustCompile(`GOTOOLCHAIN="\$\{GOTOOLCHAIN:-go(\d+\.\d+\.\d+)\}"`).FindStringSubmatch(read(t, "../.ci/run"))
+	mkFull := regexp.MustCompile(`(?m)^export GOTOOLCHAIN \?= go(\S+)$`).FindStringSubmatch(read(t, "../Makefile"))
+	if ci == nil || mkFull == nil || ci[1] != mkFull[1] {
+		t.Errorf(".ci/run pins GOTOOLCHAIN %v, the Makefile %v", ci, mkFull)
+	}
+}
+
 func TestKoConfig(t *testing.T) {
 	var ko struct {
 		DefaultBaseImage string `yaml:"defaultBaseImage"`

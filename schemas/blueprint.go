@@ -486,11 +486,6 @@ func (l *loader) schemaOf(raw json.RawMessage, inlineID, source string) (*Schema
 			delete(l.reg.schemas, inlineID)
 			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, joinErrors(errs))
 		}
-		s.compiled.ResolveUnresolvedReferences()
-		if err := l.unresolved(s); err != nil {
-			delete(l.reg.schemas, inlineID)
-			return nil, fmt.Errorf("%w: %w", ErrBadBlueprint, err)
-		}
 		return s, nil
 	default:
 		return nil, fmt.Errorf("%w: want a schema $id string, a schema object or a boolean", ErrBadBlueprint)

@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -46,7 +48,7 @@ func (l *loader) schemaFile(p string) *Schema {
 		l.fail(file, err)
 		return nil
 	}
-	s, err := l.compile(l.reg.compiler, raw, doc, id, file)
+	s, err := l.define(raw, doc, id, file)
 	if err != nil {
 		l.fail(file, err)
 		return nil
@@ -61,67 +63,122 @@ func (l *loader) schemaFile(p string) *Schema {
 	return s
 }
 
-// compile checks doc against its meta-schema, compiles it with c under id
-// and registers it in the registry under id. raw is doc's text; doc is an
-// object or, for an inline schema, a boolean. An inline schema that
-// declares its own $id is compiled by a compiler of its own (see
-// loader.inlineCompiler), keyed there by that $id.
-func (l *loader) compile(c *jsonschema.Compiler, raw []byte, doc any, id, source string) (*Schema, error) {
-	if _, dup := l.reg.schemas[id]; dup {
-		return nil, fmt.Errorf("%w: %q is already registered", ErrDuplicateID, id)
-	}
-	if _, err := c.Schema(id); err == nil {
-		// kaptinlin would silently return the schema it already holds under
-		// this $id (compiler.go, Compile), whatever the new body says.
-		return nil, fmt.Errorf("%w: %q is already registered", ErrDuplicateID, id)
-	}
-	obj, _ := doc.(map[string]any)
-	compileID := id
-	declared, _ := obj["$id"].(string)
-	if declared != "" && !strings.HasPrefix(declared, "#") && strings.HasPrefix(id, InlinePrefix) {
-		compileID = "" // the document's own $id keys it in its own compiler
-	}
-	compiled, draft, err := compileDoc(c, raw, doc, compileID)
+// source is a checked schema document as the validator compiles it: the
+// corrected text (see correct) and the formats the corrections use, which
+// must be registered on every compiler that compiles it.
+type source struct {
+	raw     []byte
+	formats map[string]*jsonschema.FormatDef
+}
+
+// define checks a schema file's doc (or a JTD file's translation) and
+// registers it in the registry under id, uncompiled: compileFiles compiles
+// every file once all are defined, so that files may $ref each other
+// whatever their order.
+func (l *loader) define(raw []byte, doc map[string]any, id, source string) (*Schema, error) {
+	s, src, err := l.newSchema(raw, doc, id, source)
 	if err != nil {
 		return nil, err
 	}
-	s := &Schema{
-		ID:       id,
-		Draft:    draft,
-		Source:   source,
-		Raw:      json.RawMessage(raw),
-		Doc:      obj,
-		compiled: compiled,
+	l.sources[id] = src
+	l.reg.schemas[id] = s
+	return s, nil
+}
+
+// compileFiles compiles every defined schema file, in the order of their
+// file names, with the registry's compiler, which loads the files a $ref
+// reaches from l.sources (see serveRegistry). A file that does not
+// compile (an unresolved $ref, say) is reported and left out of the
+// registry.
+func (l *loader) compileFiles() {
+	l.serveRegistry(l.reg.compiler, nil)
+	var files []*Schema
+	for id := range l.sources {
+		files = append(files, l.reg.schemas[id])
+	}
+	slices.SortFunc(files, func(a, b *Schema) int { return cmp.Compare(a.Source, b.Source) })
+	for _, s := range files {
+		compiled, err := l.reg.compiler.Schema(s.ID)
+		if err != nil {
+			err = compileError(err)
+			if s.jtd != nil {
+				err = fmt.Errorf("%w: its JSON Schema translation: %w", ErrJTD, err)
+			}
+			l.fail(s.Source, err)
+			delete(l.reg.schemas, s.ID)
+			continue
+		}
+		s.compiled = compiled
+	}
+}
+
+// compile checks an inline blueprint schema, compiles it with c under id
+// and registers it in the registry under id. raw is doc's text; doc is an
+// object or a boolean. An inline schema that declares its own $id is
+// compiled by a compiler of its own (see loader.inlineCompiler), keyed
+// there by that $id.
+func (l *loader) compile(c *jsonschema.Compiler, raw []byte, doc any, id, source string) (*Schema, error) {
+	obj, _ := doc.(map[string]any)
+	compileID := id
+	declared, _ := obj["$id"].(string)
+	if declared != "" && !strings.HasPrefix(declared, "#") {
+		compileID = "" // the document's own $id keys it in its own compiler
+	}
+	s, src, err := l.newSchema(raw, doc, id, source)
+	if err != nil {
+		return nil, err
+	}
+	if s.compiled, err = src.compile(c, compileID); err != nil {
+		return nil, err
 	}
 	if compileID == "" {
 		s.DeclaredID = declared
-	}
-	s.Title, _ = obj["title"].(string)
-	s.Description, _ = obj["description"].(string)
-	if s.Rules, err = docRules(obj); err != nil {
-		return nil, err
 	}
 	l.reg.schemas[id] = s
 	return s, nil
 }
 
-// compileDoc is the compile path every schema takes, whether a schema
-// file, an inline blueprint schema or a test of the JSON Schema test suite:
-// the draft check, the meta-schema check, the registration of unknown
-// formats, the corrections of kaptinlin's defects (see correct), then
-// kaptinlin's Compile under id ("": the document's own $id,
-// if any). doc is raw decoded: an object, or a boolean for the test suite.
-// References to other documents are not checked here: the caller checks
-// UnresolvedReferenceURIs once every document is compiled.
-func compileDoc(c *jsonschema.Compiler, raw []byte, doc any, id string) (*jsonschema.Schema, string, error) {
+// newSchema checks doc (see checkDoc) and returns its Schema, not yet
+// compiled nor registered, with the source to compile.
+func (l *loader) newSchema(raw []byte, doc any, id, source string) (*Schema, *source, error) {
+	if _, dup := l.reg.schemas[id]; dup {
+		return nil, nil, fmt.Errorf("%w: %q is already registered", ErrDuplicateID, id)
+	}
+	draft, src, err := checkDoc(l.reg.compiler, raw, doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, _ := doc.(map[string]any)
+	s := &Schema{
+		ID:     id,
+		Draft:  draft,
+		Source: source,
+		Raw:    json.RawMessage(raw),
+		Doc:    obj,
+	}
+	s.Title, _ = obj["title"].(string)
+	s.Description, _ = obj["description"].(string)
+	if s.Rules, err = docRules(obj); err != nil {
+		return nil, nil, err
+	}
+	return s, src, nil
+}
+
+// checkDoc is the check every schema takes, whether a schema file, an
+// inline blueprint schema or a test of the JSON Schema test suite: the
+// draft, the meta-schema (with c), then the corrections of the
+// validator's defects (see correct). doc is raw decoded: an object, or a
+// boolean for the test suite. It returns the draft and the source to
+// compile.
+func checkDoc(c *jsonschema.Compiler, raw []byte, doc any) (string, *source, error) {
 	obj, _ := doc.(map[string]any)
 	draft, err := schemaDraft(obj)
 	if err != nil {
-		return nil, "", err
+		return "", nil, err
 	}
 	res, err := c.ValidateSchema(raw)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", ErrMetaSchema, err)
+		return "", nil, fmt.Errorf("%w: %w", ErrMetaSchema, err)
 	}
 	if !res.IsValid() {
 		vs := violations(res, doc)
@@ -133,27 +190,61 @@ func compileDoc(c *jsonschema.Compiler, raw []byte, doc any, id string) (*jsonsc
 			}
 			msgs = append(msgs, v.Path+": "+v.Message)
 		}
-		return nil, "", fmt.Errorf("%w (%s): %s", ErrMetaSchema, draft, strings.Join(msgs, "; "))
+		return "", nil, fmt.Errorf("%w (%s): %s", ErrMetaSchema, draft, strings.Join(msgs, "; "))
 	}
-	registerUnknownFormats(c, doc)
-	fixed, err := correct(c, doc)
+	fixed, formats, err := correct(doc)
 	if err != nil {
-		return nil, "", err
+		return "", nil, err
 	}
 	if fixed != nil {
 		if raw, err = json.Marshal(fixed); err != nil {
-			return nil, "", fmt.Errorf("%w: %w", ErrCompile, err)
+			return "", nil, fmt.Errorf("%w: %w", ErrCompile, err)
 		}
 	}
+	return draft, &source{raw: raw, formats: formats}, nil
+}
+
+// register registers src's formats on c.
+func (src *source) register(c *jsonschema.Compiler) {
+	for name, f := range src.formats {
+		c.RegisterFormat(name, f.Validate, f.Type)
+	}
+}
+
+// compile compiles src with c under id ("": the document's own $id, if
+// any). Every $ref must resolve, through c's loaders: the validator fails
+// closed.
+func (src *source) compile(c *jsonschema.Compiler, id string) (*jsonschema.Schema, error) {
+	src.register(c)
 	var ids []string
 	if id != "" {
 		ids = append(ids, id)
 	}
-	compiled, err := c.Compile(raw, ids...)
+	compiled, err := c.Compile(src.raw, ids...)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", ErrCompile, err)
+		return nil, compileError(err)
 	}
-	return compiled, draft, nil
+	return compiled, nil
+}
+
+// compileError maps the validator's compile error to the package's
+// sentinels: ErrUnresolvedRef (with ErrExternalRef for a document outside
+// the registry), ErrDuplicateID for a resource URI defined twice, else
+// ErrCompile.
+func compileError(err error) error {
+	var outside *outsideError
+	switch {
+	case errors.As(err, &outside):
+		return fmt.Errorf("%w: %w", ErrUnresolvedRef, outside)
+	case errors.Is(err, jsonschema.ErrNoLoaderRegistered):
+		// A $ref to a URI scheme no registry document uses.
+		return fmt.Errorf("%w: %w: %w", ErrUnresolvedRef, ErrExternalRef, err)
+	case errors.Is(err, jsonschema.ErrReferenceResolution):
+		return fmt.Errorf("%w: %w", ErrUnresolvedRef, err)
+	case errors.Is(err, jsonschema.ErrSchemaConflict):
+		return fmt.Errorf("%w: %w", ErrDuplicateID, err)
+	}
+	return fmt.Errorf("%w: %w", ErrCompile, err)
 }
 
 // decodeObject decodes a JSON object with encoding/json and UseNumber,

@@ -29,7 +29,7 @@ var knownFailuresFile = filepath.Join("testdata", "conformance_known_failures.js
 // knownFailure is one entry of knownFailuresFile: the tests it covers
 // ("<draft>/<file>: <schema description>: <test description>"), what kind
 // of failure it is, the upstream defect behind them (file and line in
-// kaptinlin/jsonschema v0.9.8) and why our layer does not correct it.
+// kaptinlin/jsonschema v0.9.10) and why our layer does not correct it.
 type knownFailure struct {
 	Tests  []string `json:"tests"`
 	Kind   string   `json:"kind"`

@@ -21,9 +21,9 @@
 // define are ignored, as the specification requires. "pattern" is
 // ECMA-262: a pattern Go's RE2 cannot run (lookahead, lookbehind,
 // backreferences) is matched by an ECMAScript engine within
-// PatternMatchTimeout. Where kaptinlin/jsonschema v0.9.8 is wrong and this
-// layer can correct it (unknown formats, several format validators, the
-// empty enum, the draft-07 meta-schema as a $ref target, ...), it does; the
+// PatternMatchTimeout. Where kaptinlin/jsonschema v0.9.10 is wrong and this
+// layer can correct it (several format validators, the empty enum, the
+// draft 2020-12 and draft-07 meta-schemas as $ref targets, ...), it does; the
 // code says where, and docs/schemas.md lists it with the figures of the
 // official test suite.
 //

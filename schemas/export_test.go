@@ -13,8 +13,8 @@ const suiteID = "urn:agentgate:suite"
 
 // CompileStandalone compiles one schema document (an object or a boolean)
 // through the registry's own compile path (the compiler of every registry,
-// the meta-schema check, the unknown-format registration, the unresolved
-// $ref check, the preparation for concurrent validation) but without the
+// the meta-schema check, the corrections, the compile that fails on an
+// unresolved $ref, the registry's preparation) but without the
 // rules for configuration files: no $id, semantic version or object root
 // is required. remotes maps absolute URLs (no fragment) to documents that
 // $ref may reach, served from memory by the "http" loader before the
@@ -34,16 +34,16 @@ func CompileStandalone(raw []byte, remotes map[string][]byte) (*Schema, error) {
 		owners:     make(map[unsafe.Pointer]*Schema),
 	}
 	reg.compiler.RegisterLoader("http", remoteLoader(remotes))
-	compiled, draft, err := compileDoc(reg.compiler, raw, doc, "")
+	draft, src, err := checkDoc(reg.compiler, raw, doc)
 	if err != nil {
 		return nil, err
 	}
-	compiled.ResolveUnresolvedReferences()
-	obj, _ := doc.(map[string]any)
-	s := &Schema{ID: cmpOr(compiled.ID, suiteID), Draft: draft, Source: "suite", Raw: raw, Doc: obj, compiled: compiled}
-	if err := unresolvedRefs(s, func(string) bool { return false }); err != nil {
+	compiled, err := src.compile(reg.compiler, "")
+	if err != nil {
 		return nil, err
 	}
+	obj, _ := doc.(map[string]any)
+	s := &Schema{ID: cmpOr(compiled.ID, suiteID), Draft: draft, Source: "suite", Raw: raw, Doc: obj, compiled: compiled}
 	reg.schemas[s.ID] = s
 	reg.prepare()
 	return s, nil

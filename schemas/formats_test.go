@@ -49,7 +49,8 @@ func TestValidate_formats(t *testing.T) {
 		{"json-pointer", "a/b", false},
 		{"relative-json-pointer", "1/a", true},
 		{"relative-json-pointer", "/a", false},
-		// Corrections of kaptinlin's validators (formats.go, formats_uri.go).
+		// Corrections of kaptinlin's validators (formats.go, formats_uri.go),
+		// and cases its validators got wrong before v0.9.10.
 		{"hostname", "example.com.", false},
 		{"hostname", "xn--bcher-kva.example", true},
 		{"hostname", "xn--7a.example", false}, // decodes to U+00A1, DISALLOWED
@@ -63,6 +64,12 @@ func TestValidate_formats(t *testing.T) {
 		{"uri", `https://example.org/a\b`, false},
 		{"uri", "http://[v1.fe]/", true},
 		{"uri-reference", "/a\"b", false},
+		{"uri", "https://a@b@example.org/", false},
+		{"uri-reference", "//a@b@example.org", false},
+		{"iri", "https://a@b@例子.广告/", false},
+		{"iri-reference", "//a@b@例子.广告", false},
+		{"uri", "mailto:a@b.example", true},
+		{"uri", "https://user:pw@example.org/a@b?c@d#e@f", true},
 		{"uri-template", "{#var}", true},
 		{"uri-template", "{var=def}", false},
 		{"ipv4", "+1.2.3.4", false},

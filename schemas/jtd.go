@@ -57,7 +57,7 @@ func (l *loader) jtdFile(p string) *Schema {
 		l.fail(file, fmt.Errorf("%w: %w", ErrJTD, err))
 		return nil
 	}
-	s, err := l.compile(l.reg.compiler, traw, tdoc, id, file)
+	s, err := l.define(traw, tdoc, id, file)
 	if err != nil {
 		l.fail(file, fmt.Errorf("%w: its JSON Schema translation: %w", ErrJTD, err))
 		return nil
@@ -67,6 +67,7 @@ func (l *loader) jtdFile(p string) *Schema {
 			l.fail(file, fmt.Errorf("metadata.aliases: %w", err))
 		}
 		delete(l.reg.schemas, id)
+		delete(l.sources, id)
 		return nil
 	}
 	s.Version, s.Draft, s.Raw, s.jtd = version, DraftJTD, json.RawMessage(raw), j

@@ -47,7 +47,7 @@ func TestLint_errors(t *testing.T) {
 			"schemas/b.schema.json", schemas.ErrDuplicateID, "also declared by schemas/a.schema.json"},
 		{"meta-schema", map[string]string{"schemas/x.schema.json": `{"$id": "https://t.dev/x/1.0.0", "type": "strnig"}`}, "schemas/x.schema.json", schemas.ErrMetaSchema, "$.type"},
 		{"unresolved $ref", map[string]string{"schemas/x.schema.json": `{"$id": "https://t.dev/x/1.0.0", "$ref": "#/$defs/nope"}`},
-			"schemas/x.schema.json", schemas.ErrUnresolvedRef, `"#/$defs/nope" (no such location in the registry)`},
+			"schemas/x.schema.json", schemas.ErrUnresolvedRef, `at #/$ref ("#/$defs/nope"): json pointer segment not found`},
 		{"$ref outside the registry", map[string]string{"schemas/x.schema.json": `{"$id": "https://t.dev/x/1.0.0", "$ref": "https://example.com/s.json"}`},
 			"schemas/x.schema.json", schemas.ErrExternalRef, `$ref outside the registry: "https://example.com/s.json"`},
 		{"unknown schema", map[string]string{"agents/a.json": `{"name": "a", "output_schema": "https://t.dev/none/1.0.0"}`},

@@ -9,23 +9,20 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unsafe"
 
 	"github.com/kaptinlin/jsonschema"
 )
 
-// newCompiler returns the registry's one compiler: formats asserted, no
-// network loaders, the draft 2020-12 and draft-07 meta-schemas served from
-// the binary.
+// newCompiler returns a compiler as every registry uses: formats asserted,
+// no network loaders, the draft 2020-12 and draft-07 meta-schemas served
+// from the binary.
 func newCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.SetAssertFormat(true)
 	// kaptinlin pre-registers http and https loaders that fetch $ref targets
-	// at compile time (compiler.go, setupLoaders): remove them.
-	delete(c.Loaders, "http")
-	delete(c.Loaders, "https")
+	// at compile time (compiler.go, setupLoaders): replace them.
 	c.RegisterLoader("https", offlineLoader)
 	c.RegisterLoader("http", offlineLoader) // the draft-07 meta-schema
 	setupFormats(c)
@@ -54,21 +51,55 @@ func remoteLoader(remotes map[string][]byte) func(string) (io.ReadCloser, error)
 	}
 }
 
-// inlineCompiler returns the compiler of an inline schema that declares
-// its own $id: a fresh one holding every schema file of the registry
-// (compiled before any blueprint) except those whose $id the inline
-// document declares itself, so that its $id, $anchors and
-// $dynamicAnchors resolve within it as the specification says, without
-// colliding with the registry or with another inline schema of the same
-// $id.
-func (l *loader) inlineCompiler(doc map[string]any) *jsonschema.Compiler {
-	c := l.compiler()
-	own := declaredIDs(doc)
-	for id, s := range l.reg.schemas {
-		if !strings.HasPrefix(id, InlinePrefix) && !own[id] {
-			c.SetSchema(id, s.compiled)
+// serveRegistry makes c load the registry's schema files (l.sources, less
+// the $ids in exclude) when a $ref reaches them, before its own loaders
+// (the meta-schemas, the test suite's remotes), for http, https and every
+// scheme of a file's $id. A file is loaded with the formats its
+// corrections use, so that it compiles on any compiler as on the
+// registry's. A URL that no loader serves fails with an *outsideError.
+func (l *loader) serveRegistry(c *jsonschema.Compiler, exclude map[string]bool) {
+	schemes := map[string]bool{"http": true, "https": true}
+	for id := range l.sources {
+		if u, err := url.Parse(id); err == nil {
+			schemes[u.Scheme] = true
 		}
 	}
+	for scheme := range schemes {
+		next := c.Loaders[scheme]
+		c.RegisterLoader(scheme, func(uri string) (io.ReadCloser, error) {
+			key, _, _ := strings.Cut(uri, "#")
+			if src, ok := l.sources[key]; ok && !exclude[key] {
+				src.register(c)
+				return io.NopCloser(bytes.NewReader(src.raw)), nil
+			}
+			if next != nil {
+				if r, err := next(uri); err == nil {
+					return r, nil
+				}
+			}
+			return nil, &outsideError{uri: key}
+		})
+	}
+}
+
+// outsideError is the error of a $ref to a document outside the registry.
+type outsideError struct{ uri string }
+
+func (e *outsideError) Error() string {
+	return fmt.Sprintf("%v: %q (refs resolve only within the registry; nothing is fetched)", ErrExternalRef, e.uri)
+}
+
+func (e *outsideError) Unwrap() error { return ErrExternalRef }
+
+// inlineCompiler returns the compiler of an inline schema that declares
+// its own $id: a fresh one serving every schema file of the registry
+// except those whose $id the inline document declares itself, so that its
+// $id, $anchors and $dynamicAnchors resolve within it as the specification
+// says, without colliding with the registry or with another inline schema
+// of the same $id.
+func (l *loader) inlineCompiler(doc map[string]any) *jsonschema.Compiler {
+	c := l.compiler()
+	l.serveRegistry(c, declaredIDs(doc))
 	return c
 }
 
@@ -123,6 +154,9 @@ type loader struct {
 	// remotes, set only by the tests of the JSON Schema test suite, maps
 	// absolute URLs to documents served from memory (see remoteLoader).
 	remotes map[string][]byte
+	// sources maps each schema file's $id to what the compilers load for
+	// it (see serveRegistry).
+	sources map[string]*source
 }
 
 func load(fsys fs.FS, root string) (*Registry, error) {
@@ -145,6 +179,7 @@ func newLoader(fsys fs.FS, root string) *loader {
 			owners:     make(map[unsafe.Pointer]*Schema),
 		},
 		idSource: make(map[string]string),
+		sources:  make(map[string]*source),
 	}
 	l.reg.compiler = l.compiler()
 	return l
@@ -173,16 +208,7 @@ func (l *loader) run() {
 		}
 	}
 	l.checkAcross(fileSchemas)
-	// Refs between files are resolved whatever the order of compilation;
-	// give each schema a last chance before checking.
-	for _, s := range fileSchemas {
-		s.compiled.ResolveUnresolvedReferences()
-	}
-	for _, s := range fileSchemas {
-		if err := l.unresolved(s); err != nil {
-			l.fail(s.Source, err)
-		}
-	}
+	l.compileFiles()
 	for _, p := range agentFiles {
 		l.blueprintFile(p)
 	}
@@ -220,57 +246,4 @@ func (l *loader) name(p string) string {
 
 func (l *loader) fail(file string, err error) {
 	l.errs = append(l.errs, &FileError{File: file, Err: err})
-}
-
-// unresolved returns an error listing the $refs of s that resolved to
-// nothing, or nil: ErrExternalRef (with ErrUnresolvedRef) when one points
-// to a document outside the registry, else ErrUnresolvedRef.
-func (l *loader) unresolved(s *Schema) error {
-	return unresolvedRefs(s, func(uri string) bool {
-		_, ok := l.reg.schemas[uri]
-		return ok
-	})
-}
-
-// unresolvedRefs is unresolved with inRegistry telling the registry's
-// documents (the embedded meta-schemas count as registry documents).
-func unresolvedRefs(s *Schema, inRegistry func(uri string) bool) error {
-	refs := s.compiled.UnresolvedReferenceURIs()
-	if len(refs) == 0 {
-		return nil
-	}
-	slices.Sort(refs)
-	refs = slices.Compact(refs)
-	var missing, outside []string
-	base, _ := url.Parse(s.BaseURI())
-	for _, ref := range refs {
-		quoted := fmt.Sprintf("%q", ref)
-		target, err := url.Parse(ref)
-		if err == nil && base != nil && base.Opaque == "" {
-			target = base.ResolveReference(target)
-		}
-		if err != nil || target.String() == "" {
-			missing = append(missing, quoted)
-			continue
-		}
-		target.Fragment, target.RawFragment = "", ""
-		doc := target.String()
-		if _, meta := metaSchemaFiles[doc]; doc == s.ID || doc == s.DeclaredID || meta || inRegistry(doc) || strings.HasPrefix(ref, "#") {
-			missing = append(missing, quoted)
-		} else {
-			outside = append(outside, quoted)
-		}
-	}
-	if len(outside) > 0 {
-		return fmt.Errorf("%w: %w: %s (refs resolve only within the registry; nothing is fetched)%s",
-			ErrUnresolvedRef, ErrExternalRef, strings.Join(outside, ", "), alsoMissing(missing))
-	}
-	return fmt.Errorf("%w: %s (no such location in the registry)", ErrUnresolvedRef, strings.Join(missing, ", "))
-}
-
-func alsoMissing(missing []string) string {
-	if len(missing) == 0 {
-		return ""
-	}
-	return "; also unresolved: " + strings.Join(missing, ", ")
 }

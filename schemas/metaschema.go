@@ -11,13 +11,13 @@ import (
 // metaSchemaFS holds verbatim copies of the draft 2020-12 meta-schema and
 // its vocabulary meta-schemas, as published at
 // https://json-schema.org/draft/2020-12/, and of the draft-07 meta-schema.
-// kaptinlin/jsonschema v0.9.8 bundles only the draft-04/06/07 meta-schemas
-// (metaschema.go, builtinMetaSchemaJSON), and with the http/https loaders
-// removed its ValidateSchema on a 2020-12 schema fails with
-// ErrNoLoaderRegistered. It uses its draft-07 copy only for ValidateSchema:
-// a "$ref" to http://json-schema.org/draft-07/schema stays unresolved
-// unless a loader serves it (the draft-07 copy here is kaptinlin's,
-// metaschema.go:103, indented).
+// kaptinlin/jsonschema v0.9.10 bundles only the draft-04/06/07 meta-schemas
+// (metaschema.go, builtinMetaSchemaJSON), and with its http/https loaders
+// replaced its ValidateSchema on a 2020-12 schema needs a loader to serve
+// it. It uses its draft-07 copy only for ValidateSchema: a "$ref" to
+// http://json-schema.org/draft-07/schema fails the compile unless a loader
+// serves it (the draft-07 copy here is kaptinlin's, draft7MetaSchemaJSON,
+// indented).
 //
 //go:embed metaschema/draft2020-12/schema.json metaschema/draft2020-12/meta/*.json metaschema/draft-07/schema.json
 var metaSchemaFS embed.FS

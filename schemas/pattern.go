@@ -51,7 +51,7 @@ func compileECMA(p string) (*regexp2.Regexp, error) {
 }
 
 // isECMARegex is the "regex" format: a valid ECMA-262 regular expression.
-// kaptinlin's IsRegex (formats.go:549) asks Go's RE2 instead, which refuses
+// kaptinlin's IsRegex (formats.go) asks Go's regexp/syntax instead, which refuses
 // lookahead, lookbehind and backreferences and accepts Go-only syntax such
 // as (?i) or \z. A pattern passes when it is ECMA-262 syntax and one of the
 // two engines compiles it (RE2 knows a few Unicode property names regexp2
@@ -82,25 +82,25 @@ func ecmaMatcher(re *regexp2.Regexp) func(any) bool {
 }
 
 // re2Compatible reports whether Go's regexp compiles p, as kaptinlin does
-// for pattern and patternProperties (pattern.go:11, schema.go:367).
+// for pattern and patternProperties (schema.go, compilePattern).
 func re2Compatible(p string) bool {
 	_, err := regexp.Compile(p)
 	return err == nil
 }
 
 // correct returns the document kaptinlin should compile in place of doc,
-// or nil when doc needs no correction, after registering on c the formats
-// the corrections use. doc is not modified. Corrections, each where
-// kaptinlin v0.9.8 is wrong:
+// or nil when doc needs no correction, with the formats the corrections
+// use (to register on the compiler that compiles it). doc is not modified.
+// Corrections, each where kaptinlin v0.9.10 is wrong:
 //
 //   - a "pattern" that is valid ECMA-262 but that Go's RE2 cannot compile
 //     (lookahead, lookbehind, backreferences): kaptinlin would refuse the
-//     schema (compiler.go:180, schema.go:367). The pattern moves to an
+//     schema (schema.go, compilePattern). The pattern moves to an
 //     allOf branch {"format": ecmaPatternFormat + pattern} that matches with
 //     regexp2 in ECMAScript mode, within PatternMatchTimeout. Patterns RE2
 //     compiles stay with kaptinlin (linear time, no timeout needed).
 //   - "enum": [] (allowed by 2020-12, where it rejects every value):
-//     kaptinlin accepts everything (enum.go:25, "if len(schema.Enum) == 0
+//     kaptinlin accepts everything (enum.go, evaluateEnum: "if len(schema.Enum) == 0
 //     return nil"). An allOf branch {"format": emptyEnumFormat} fails every
 //     value.
 //
@@ -108,7 +108,7 @@ func re2Compatible(p string) bool {
 // (ErrUnsupportedPattern): kaptinlin matches member names with Go's regexp
 // in several places (pattern_properties.go, additional_properties.go),
 // with no hook for another engine.
-func correct(c *jsonschema.Compiler, doc any) (any, error) {
+func correct(doc any) (fixed any, formats map[string]*jsonschema.FormatDef, err error) {
 	var errs []string
 	needed := false
 	walkSchema(doc, "$", func(node map[string]any, path, _ string) bool {
@@ -128,16 +128,16 @@ func correct(c *jsonschema.Compiler, doc any) (any, error) {
 		return true
 	})
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%w: patternProperties names must be patterns Go's RE2 engine can run (no lookaround or backreferences): %s",
+		return nil, nil, fmt.Errorf("%w: patternProperties names must be patterns Go's RE2 engine can run (no lookaround or backreferences): %s",
 			ErrUnsupportedPattern, strings.Join(errs, ", "))
 	}
 	if !needed {
-		return nil, nil
+		return nil, nil, nil
 	}
-	fixed, err := deepCopy(doc)
-	if err != nil {
-		return nil, err
+	if fixed, err = deepCopy(doc); err != nil {
+		return nil, nil, err
 	}
+	formats = make(map[string]*jsonschema.FormatDef)
 	walkSchema(fixed, "$", func(node map[string]any, path, _ string) bool {
 		if p, ok := node["pattern"].(string); ok && !re2Compatible(p) {
 			re, err := compileECMA(p)
@@ -147,20 +147,20 @@ func correct(c *jsonschema.Compiler, doc any) (any, error) {
 				errs = append(errs, fmt.Sprintf("%s: %q: %v", contract.Member(path, "pattern"), p, err))
 				return true
 			}
-			c.RegisterFormat(ecmaPatternFormat+p, ecmaMatcher(re), "string")
+			formats[ecmaPatternFormat+p] = &jsonschema.FormatDef{Type: "string", Validate: ecmaMatcher(re)}
 			delete(node, "pattern")
 			appendAllOf(node, map[string]any{"format": ecmaPatternFormat + p})
 		}
 		if e, ok := node["enum"].([]any); ok && len(e) == 0 {
-			c.RegisterFormat(emptyEnumFormat, func(any) bool { return false })
+			formats[emptyEnumFormat] = &jsonschema.FormatDef{Validate: func(any) bool { return false }}
 			appendAllOf(node, map[string]any{"format": emptyEnumFormat})
 		}
 		return true
 	})
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%w: %s", ErrUnsupportedPattern, strings.Join(errs, ", "))
+		return nil, nil, fmt.Errorf("%w: %s", ErrUnsupportedPattern, strings.Join(errs, ", "))
 	}
-	return fixed, nil
+	return fixed, formats, nil
 }
 
 // appendAllOf adds branch to node's allOf.

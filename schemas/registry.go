@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/kaptinlin/jsonschema"
@@ -24,14 +23,6 @@ type Registry struct {
 	// owners maps every object of every schema's Doc to that schema, so
 	// that Resolve can resolve a node's refs against its own document.
 	owners map[unsafe.Pointer]*Schema
-
-	// serialMu serialises the validations of schemas that reach a
-	// patternProperties keyword: kaptinlin v0.9.8 rebuilds the node's
-	// compiled-pattern map on every evaluation (validate.go:100,
-	// pattern_properties.go:15), a data race (and a possible
-	// "concurrent map read and map write" crash) when two goroutines
-	// evaluate the same node.
-	serialMu sync.Mutex
 }
 
 // Load reads the configuration folder dir: every dir/schemas/*.schema.json
@@ -115,4 +106,15 @@ func (r *Registry) ownerOf(node map[string]any) *Schema {
 		return nil
 	}
 	return r.owners[reflect.ValueOf(node).UnsafePointer()]
+}
+
+// prepare finishes a loaded registry: it indexes the documents' objects for
+// Resolve.
+func (r *Registry) prepare() {
+	for _, s := range r.schemas {
+		s.reg = r
+		walkJSON(s.Doc, func(m map[string]any) {
+			r.owners[reflect.ValueOf(m).UnsafePointer()] = s
+		})
+	}
 }

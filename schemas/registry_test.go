@@ -112,9 +112,10 @@ func TestLoad_bad(t *testing.T) {
 		{"bad-version", "schemas/x.schema.json", []error{schemas.ErrBadVersion}, `last segment "latest"`},
 		{"draft-04", "schemas/x.schema.json", []error{schemas.ErrUnsupportedDraft}, "draft-04"},
 		{"duplicate-id", "schemas/b.schema.json", []error{schemas.ErrDuplicateID}, "also declared by " + filepath.Join("testdata", "bad", "duplicate-id", "schemas", "a.schema.json")},
-		{"unresolved-ref", "schemas/x.schema.json", []error{schemas.ErrUnresolvedRef, schemas.ErrExternalRef},
-			`$ref outside the registry: "https://agentgate.dev/schemas/nowhere/1.0.0" (refs resolve only within the registry; nothing is fetched); also unresolved: "#/$defs/missing"`},
-		{"remote-ref", "schemas/x.schema.json", []error{schemas.ErrUnresolvedRef, schemas.ErrExternalRef}, `"https://example.com/x.json"`},
+		{"unresolved-ref", "schemas/x.schema.json", []error{schemas.ErrUnresolvedRef},
+			`at #/properties/a/$ref ("#/$defs/missing"): json pointer segment not found`},
+		{"remote-ref", "schemas/x.schema.json", []error{schemas.ErrUnresolvedRef, schemas.ErrExternalRef},
+			`$ref outside the registry: "https://example.com/x.json" (refs resolve only within the registry; nothing is fetched)`},
 		{"typo-type", "schemas/x.schema.json", []error{schemas.ErrMetaSchema}, `$.properties.a.type: value must match at least one of the allowed schemas: value must be one of "array", "boolean"`},
 		{"wrong-typed-keyword", "schemas/x.schema.json", []error{schemas.ErrMetaSchema}, "(draft-07): $.properties.a.minLength: expected integer, got string"},
 		{"bad-regex", "schemas/x.schema.json", []error{schemas.ErrMetaSchema}, "$.properties.a.pattern: value must be a valid regex"},
@@ -414,5 +415,46 @@ func TestLoadFS_onlyOneFolder(t *testing.T) {
 	}
 	if len(r.Schemas()) != 0 || len(r.Blueprints()) != 1 {
 		t.Errorf("got %d schemas, %d blueprints", len(r.Schemas()), len(r.Blueprints()))
+	}
+}
+
+// TestLoadFS_refsAcrossFiles checks that schema files compile together,
+// whatever their order: a file reaches another's corrections (an ECMA-262
+// pattern, an empty enum), through the registry's compiler and through the
+// compiler of an inline schema with its own $id; and a file whose $ref
+// target is in error is in error too.
+func TestLoadFS_refsAcrossFiles(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"schemas/a.schema.json": `{"$id": "https://t.dev/a/1.0.0", "properties": {"code": {"$ref": "https://t.dev/z/1.0.0#/$defs/code"}, "none": {"$ref": "https://t.dev/z/1.0.0#/$defs/none"}}}`,
+		"schemas/z.schema.json": `{"$id": "https://t.dev/z/1.0.0", "$defs": {"code": {"type": "string", "pattern": "^(?=.*\\d)\\w+$"}, "none": {"enum": []}}}`,
+	}
+	r, err := inlineAgents(t, files, map[string]string{
+		"own": `{"$id": "https://ex.test/own.json", "properties": {"code": {"$ref": "https://t.dev/z/1.0.0#/$defs/code"}}}`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"https://t.dev/a/1.0.0", schemas.InlinePrefix + "own"} {
+		s, _ := r.Schema(id)
+		if vs := s.Validate(decode(t, `{"code": "abc1"}`)); vs != nil {
+			t.Errorf("%s: violations %+v", id, vs)
+		}
+		vs := s.Validate(decode(t, `{"code": "abc"}`))
+		if len(vs) != 1 || vs[0].Keyword != "pattern" || vs[0].Path != "$.code" {
+			t.Errorf("%s: violations %+v, want one pattern at $.code", id, vs)
+		}
+	}
+	a, _ := r.Schema("https://t.dev/a/1.0.0")
+	if vs := a.Validate(decode(t, `{"none": 1}`)); len(vs) != 1 || vs[0].Keyword != "enum" {
+		t.Errorf("violations %+v, want one enum", vs)
+	}
+
+	files["schemas/z.schema.json"] = `{"$id": "https://t.dev/z/1.0.0", "$defs": {"code": {"$ref": "#/$defs/gone"}, "none": {}}}`
+	_, err = loadFS(t, files)
+	for _, f := range []string{"schemas/a.schema.json: ", "schemas/z.schema.json: "} {
+		if !errors.Is(err, schemas.ErrUnresolvedRef) || !strings.Contains(fmt.Sprint(err), f) {
+			t.Errorf("error %v: want ErrUnresolvedRef, naming %s", err, f)
+		}
 	}
 }

@@ -42,11 +42,10 @@ type Schema struct {
 	// schema on the normalized document; nil for none.
 	Rules *rules.Set
 
-	compiled  *jsonschema.Schema
-	jtd       *jtd.Schema // for DraftJTD: validation follows RFC 8927, not compiled
-	reg       *Registry
-	serialize bool // the schema reaches patternProperties: see Registry.serialMu
-	memo      sync.Map
+	compiled *jsonschema.Schema
+	jtd      *jtd.Schema // for DraftJTD: validation follows RFC 8927, not compiled
+	reg      *Registry
+	memo     sync.Map
 }
 
 // Memo is a cache for what other packages derive from this schema's
@@ -68,10 +67,6 @@ func (s *Schema) Validate(doc any) []contract.Violation {
 	}
 	if s == nil || s.compiled == nil {
 		return []contract.Violation{{Path: "$", Keyword: "$schema", Message: "schema is not compiled"}}
-	}
-	if s.serialize && s.reg != nil {
-		s.reg.serialMu.Lock()
-		defer s.reg.serialMu.Unlock()
 	}
 	res := s.compiled.Validate(doc)
 	if res.IsValid() {

@@ -333,7 +333,8 @@ func (m *mapper) dependentRequired(node *jsonschema.Schema, e *jsonschema.Evalua
 }
 
 // forbidden reports the members a closed object does not allow, when
-// kaptinlin reports them itself (on a recursive schema, validate.go:886)
+// kaptinlin reports them itself (on a recursive schema, validate.go,
+// checkAdditionalPropertiesForCircular)
 // rather than through a false-schema detail per member.
 func (m *mapper) forbidden(node *jsonschema.Schema, path string, inst any) {
 	obj, _ := inst.(map[string]any)
