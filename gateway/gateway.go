@@ -303,12 +303,20 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// The router gets a connection of its own: Watermill's subscriber
+	// drains the connection it is given when it closes, so a shared one
+	// would have two owners.
+	rconn, err := conn.Connect(nats.Name("agentgate-router"), nats.MaxReconnects(-1))
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
 	g.router, err = router.New(ctx, router.Config{
-		Conn: g.nc, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
+		Conn: rconn, AckWait: cfg.AckWait, MaxAckPending: cfg.MaxAckPending, Workers: cfg.Workers, Logger: cfg.Logger,
 		Partial: true, CloseTimeout: cfg.Limits.ShutdownTimeout, HealthInterval: cfg.HealthInterval,
 		Processor: g.proc,
 	})
 	if err != nil {
+		rconn.Close() // the caller's until the router is built
 		return nil, err
 	}
 	if g.twins, err = g.newTwins(); err != nil {

@@ -27,10 +27,10 @@ import (
 type Config struct {
 	// URL of the NATS server (required unless Conn is set).
 	URL string
-	// Conn, when set, is the connection the router subscribes and
-	// publishes on, instead of one of its own. Once the router is built it
-	// owns the connection: Watermill drains and closes it when the router
-	// closes.
+	// Conn, when set, is the connection the router subscribes on,
+	// instead of one of its own. Once the router is built it owns the
+	// connection: Watermill drains and closes it when the router closes,
+	// so it must not be shared.
 	Conn *nats.Conn
 	// Name is the NATS connection name (default "agentgate").
 	Name string
