@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 )
 
 // benchReview is a realistic pr-review output (about 1.3 KB).
@@ -65,7 +66,7 @@ func BenchmarkExtract_Fence(b *testing.B) {
 }
 
 func BenchmarkExtract_DecodeRepaired(b *testing.B) {
-	repaired, _, err := handlers.Repair([]byte(benchBroken), 0)
+	repaired, _, err := jsontext.Repair([]byte(benchBroken), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,12 +82,12 @@ func BenchmarkExtract_Broken(b *testing.B) {
 
 func benchExtract(b *testing.B, payload string) {
 	p := []byte(payload)
-	if _, bad := handlers.Extract(p, 0); bad != nil {
+	if _, bad := jsontext.Extract(p, 0); bad != nil {
 		b.Fatal(bad.Message)
 	}
 	b.SetBytes(int64(len(p)))
 	for b.Loop() {
-		handlers.Extract(p, 0)
+		jsontext.Extract(p, 0)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 )
 
 // normCase is one Normalize table case: a schema and a document as JSON
@@ -284,7 +285,7 @@ func TestNormalize_idempotent(t *testing.T) {
 	}
 	for _, f := range outputFixtures {
 		schema := loadExampleSchema(t, f.schema)
-		cands, _ := handlers.Extract(readOutputFixture(t, f.file), 0)
+		cands, _ := jsontext.Extract(readOutputFixture(t, f.file), 0)
 		for i, c := range cands {
 			inputs = append(inputs, input{fmt.Sprintf("%s#%d", f.file, i), schema, c.Doc, stripAndCoerce})
 		}
@@ -318,7 +319,7 @@ func TestNormalize_idempotent(t *testing.T) {
 func TestNormalize_doesNotMutate(t *testing.T) {
 	t.Parallel()
 	schema := loadExampleSchema(t, "pr-review")
-	cands, bad := handlers.Extract(readOutputFixture(t, "pr-reviewer/drifted_fence.md"), 0)
+	cands, bad := jsontext.Extract(readOutputFixture(t, "pr-reviewer/drifted_fence.md"), 0)
 	if bad != nil {
 		t.Fatal(bad.Message)
 	}
@@ -432,7 +433,7 @@ func TestNormalize_fixtures(t *testing.T) {
 		t.Run(f.file, func(t *testing.T) {
 			t.Parallel()
 			schema := loadExampleSchema(t, f.schema)
-			cands, bad := handlers.Extract(readOutputFixture(t, f.file), 0)
+			cands, bad := jsontext.Extract(readOutputFixture(t, f.file), 0)
 			if f.wantViolation != "" {
 				if bad == nil || !strings.Contains(bad.Message, f.wantViolation) {
 					t.Fatalf("Extract() violation = %+v, want %q", bad, f.wantViolation)
@@ -473,7 +474,7 @@ func TestNormalize_fixtures(t *testing.T) {
 func TestNormalize_driftedStringContent(t *testing.T) {
 	t.Parallel()
 	schema := loadExampleSchema(t, "code-analysis")
-	cands, bad := handlers.Extract(readOutputFixture(t, "code-analyzer/drifted_string.json"), 0)
+	cands, bad := jsontext.Extract(readOutputFixture(t, "code-analyzer/drifted_string.json"), 0)
 	if bad != nil || len(cands) != 2 {
 		t.Fatalf("Extract() = %d candidates, %+v", len(cands), bad)
 	}
@@ -710,4 +711,13 @@ func TestNormalize_nilContainers(t *testing.T) {
 			t.Errorf("Normalize(%#v) = %s, the copy %s", doc, a, b)
 		}
 	}
+}
+
+func describeCandidates(cs []jsontext.Candidate) string {
+	var b strings.Builder
+	for _, c := range cs {
+		doc, _ := json.Marshal(c.Doc)
+		fmt.Fprintf(&b, "\n  %s %+v", doc, c.Normalizations)
+	}
+	return b.String()
 }

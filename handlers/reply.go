@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -20,7 +21,7 @@ import (
 // or an output that is neither a known tool call nor an answer, it is the
 // reply's own, urn:agentgate:inline:<agent>.
 func ReplyCheck(payload []byte, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
-	cands, bad := candidates(payload, opts.MaxDepth)
+	cands, bad := jsontext.ExtractAll(payload, opts.MaxDepth)
 	if bad != nil {
 		return Verdict{Normalizations: []contract.Normalization{}, Violations: []contract.Violation{*bad}}, schemas.InlinePrefix + bp.Name
 	}
@@ -40,7 +41,7 @@ func ReplyCheck(payload []byte, bp *schemas.Blueprint, opts CheckOptions) (Verdi
 	return first, firstID
 }
 
-func checkReply(c Candidate, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
+func checkReply(c jsontext.Candidate, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
 	v := Verdict{Data: c.Doc, Normalizations: append([]contract.Normalization{}, c.Normalizations...)}
 	replyID := schemas.InlinePrefix + bp.Name
 	obj, ok := c.Doc.(map[string]any)

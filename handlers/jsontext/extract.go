@@ -1,4 +1,4 @@
-package handlers
+package jsontext
 
 import (
 	"bytes"
@@ -13,6 +13,10 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 )
+
+// DefaultMaxDepth is how deeply a document may nest before it is a
+// violation at $ (keyword json).
+const DefaultMaxDepth = 256
 
 // maxCandidates bounds how many candidate documents Extract returns.
 const maxCandidates = 16
@@ -107,6 +111,24 @@ func Extract(payload []byte, maxDepth int) ([]Candidate, *contract.Violation) {
 	x, bad := extract(payload, maxDepth)
 	if bad != nil {
 		return nil, bad
+	}
+	slices.SortStableFunc(x.cands, func(a, b Candidate) int { return cmp.Compare(a.rank, b.rank) })
+	return x.cands, nil
+}
+
+// ExtractAll is Extract with the repair pass run whenever some block did
+// not parse, not only when nothing did: every candidate document of payload,
+// repaired ones included, in contract order. The pipeline takes the first
+// that validates, so a strict candidate that the schema rejects does not
+// hide a repaired one that it accepts; a payload that is valid JSON still
+// pays nothing for repair.
+func ExtractAll(payload []byte, maxDepth int) ([]Candidate, *contract.Violation) {
+	x, bad := extract(payload, maxDepth)
+	if bad != nil {
+		return nil, bad
+	}
+	if len(x.failed) > 0 {
+		x.repairPass()
 	}
 	slices.SortStableFunc(x.cands, func(a, b Candidate) int { return cmp.Compare(a.rank, b.rank) })
 	return x.cands, nil
