@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/handlers/normalize"
 )
 
 // benchReview is a realistic pr-review output (about 1.3 KB).
@@ -124,12 +125,12 @@ func BenchmarkNormalize_Drifted(b *testing.B) {
 func benchNormalize(b *testing.B, payload string, wantOps int) {
 	s := prReviewSchema(b)
 	doc := plainDecode([]byte(payload))
-	opts := handlers.NormalizeOptions{ExtraFields: "strip", Coerce: true}
-	if _, ops := handlers.Normalize(doc, s.Doc, s, opts); len(ops) != wantOps {
+	opts := normalize.Options{ExtraFields: "strip", Coerce: true}
+	if _, ops := normalize.Normalize(doc, s.Doc, s, opts); len(ops) != wantOps {
 		b.Fatalf("%d normalizations, want %d: %+v", len(ops), wantOps, ops)
 	}
 	for b.Loop() {
-		handlers.Normalize(doc, s.Doc, s, opts)
+		normalize.Normalize(doc, s.Doc, s, opts)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/handlers/normalize"
 	"github.com/agentgate/agentgate/rules"
 	"github.com/agentgate/agentgate/schemas"
 )
@@ -90,14 +91,14 @@ func checkCandidates(cands []jsontext.Candidate, s *schemas.Schema, opts CheckOp
 		}
 		in, pre := c.Doc, c.Normalizations
 		if _, isObject := c.Doc.(map[string]any); isObject && opts.Base != nil {
-			patch, renames := canonicalPatch(c.Doc, s)
+			patch, renames := normalize.RenameAliases(c.Doc, s.Doc, s)
 			in = MergePatch(opts.Base, patch)
 			pre = append(append(slices.Clip(pre), renames...), contract.Normalization{
 				Op: contract.OpMerge, Path: "$",
 				Detail: fmt.Sprintf("merged into attempt %d's normalized document (RFC 7386 merge patch)", opts.BaseAttempt),
 			})
 		}
-		doc, norms := Normalize(in, s.Doc, s, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
+		doc, norms := normalize.Normalize(in, s.Doc, s, normalize.Options{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
 		all := make([]contract.Normalization, 0, len(pre)+len(norms))
 		all = append(append(all, pre...), norms...)
 		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/handlers/normalize"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -78,7 +79,7 @@ func checkToolCall(v Verdict, obj map[string]any, bp *schemas.Blueprint, opts Ch
 			Message: "tool must be one of " + quoteList(names)}}
 		return v, schemas.InlinePrefix + bp.Name
 	}
-	args, norms := Normalize(obj["args"], tool.Doc, tool, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
+	args, norms := normalize.Normalize(obj["args"], tool.Doc, tool, normalize.Options{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
 	for _, n := range norms {
 		n.Path = underArgs(n.Path)
 		v.Normalizations = append(v.Normalizations, n)

@@ -88,9 +88,10 @@ func rankOf(from string, start int) int64 {
 // or [ and its first bracket closes at its end or never), at once, and on
 // the other blocks that looked like JSON but did not parse (balanced spans
 // of the prose, a document cut short in the prose, the content of a JSON
-// string), only when nothing at all parsed. Check also tries those when no
-// strict candidate validates. A payload that is valid JSON never pays for
-// any of it.
+// string), only when nothing at all parsed; ExtractAll repairs those too
+// whenever a block did not parse, for the pipeline to try when no strict
+// candidate validates. A payload that is valid JSON never pays for any of
+// it.
 //
 // A fragment of a broken document is never a candidate: not the balanced
 // spans inside a document that never closes (at the start of a line, after
