@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/normalize"
 	"github.com/agentgate/agentgate/schemas"
 	"github.com/agentgate/agentgate/subjects"
 )
@@ -173,9 +174,9 @@ func (t *Twin) prefixJudge() func([]byte) []contract.Violation {
 	if bp.OutputSchema == nil || bp.Reply != "" {
 		return nil
 	}
-	opts := handlers.CheckOptions{ExtraFields: bp.ExtraFields, Coerce: bp.Coerce}
+	opts := normalize.Options{ExtraFields: bp.ExtraFields, Coerce: bp.Coerce}
 	return func(prefix []byte) []contract.Violation {
-		return handlers.PrefixViolations(prefix, bp.OutputSchema, opts)
+		return normalize.PrefixViolations(prefix, bp.OutputSchema.Doc, bp.OutputSchema, opts)
 	}
 }
 

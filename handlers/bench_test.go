@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/handlers/normalize"
 )
 
 // benchReview is a realistic pr-review output (about 1.3 KB).
@@ -65,7 +67,7 @@ func BenchmarkExtract_Fence(b *testing.B) {
 }
 
 func BenchmarkExtract_DecodeRepaired(b *testing.B) {
-	repaired, _, err := handlers.Repair([]byte(benchBroken), 0)
+	repaired, _, err := jsontext.Repair([]byte(benchBroken), 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -81,12 +83,12 @@ func BenchmarkExtract_Broken(b *testing.B) {
 
 func benchExtract(b *testing.B, payload string) {
 	p := []byte(payload)
-	if _, bad := handlers.Extract(p, 0); bad != nil {
+	if _, bad := jsontext.Extract(p, 0); bad != nil {
 		b.Fatal(bad.Message)
 	}
 	b.SetBytes(int64(len(p)))
 	for b.Loop() {
-		handlers.Extract(p, 0)
+		jsontext.Extract(p, 0)
 	}
 }
 
@@ -123,12 +125,12 @@ func BenchmarkNormalize_Drifted(b *testing.B) {
 func benchNormalize(b *testing.B, payload string, wantOps int) {
 	s := prReviewSchema(b)
 	doc := plainDecode([]byte(payload))
-	opts := handlers.NormalizeOptions{ExtraFields: "strip", Coerce: true}
-	if _, ops := handlers.Normalize(doc, s.Doc, s, opts); len(ops) != wantOps {
+	opts := normalize.Options{ExtraFields: "strip", Coerce: true}
+	if _, ops := normalize.Normalize(doc, s.Doc, s, opts); len(ops) != wantOps {
 		b.Fatalf("%d normalizations, want %d: %+v", len(ops), wantOps, ops)
 	}
 	for b.Loop() {
-		handlers.Normalize(doc, s.Doc, s, opts)
+		normalize.Normalize(doc, s.Doc, s, opts)
 	}
 }
 

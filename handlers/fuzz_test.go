@@ -1,16 +1,19 @@
 package handlers_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 )
+
+// jsonrepairCasesPath is the shared jsonrepair corpus, beside the repo:
+// its inputs seed the fuzz targets when it is there.
+var jsonrepairCasesPath = filepath.Join("..", "..", "shared", "testdata", "jsonrepair", "jsonrepair_cases.json")
 
 // fuzzSlow is how long one input may take before a fuzz target fails it;
 // fuzz inputs are small, so anything near this is a complexity bug.
@@ -28,7 +31,9 @@ func addFileSeeds(f *testing.F) {
 	}
 	if raw, err := os.ReadFile(jsonrepairCasesPath); err == nil {
 		var file struct {
-			Cases []jsonrepairCase `json:"cases"`
+			Cases []struct {
+				Input string `json:"input"`
+			} `json:"cases"`
 		}
 		if json.Unmarshal(raw, &file) == nil {
 			for _, c := range file.Cases {
@@ -44,32 +49,6 @@ func addFileSeeds(f *testing.F) {
 	}
 }
 
-// FuzzRepair checks that Repair never panics, returns only valid JSON,
-// leaves valid JSON alone, is idempotent and stays fast.
-func FuzzRepair(f *testing.F) {
-	addFileSeeds(f)
-	f.Fuzz(func(t *testing.T, in []byte) {
-		start := time.Now()
-		out, ops, err := handlers.Repair(in, 0)
-		if d := time.Since(start); d > fuzzSlow {
-			t.Fatalf("Repair took %v on %d bytes", d, len(in))
-		}
-		if err != nil {
-			return
-		}
-		if !json.Valid(out) {
-			t.Fatalf("Repair(%q) = %q: not valid JSON", in, out)
-		}
-		if json.Valid(in) && (!bytes.Equal(out, in) || len(ops) != 0) {
-			t.Fatalf("Repair changed valid JSON %q to %q (%v)", in, out, ops)
-		}
-		again, ops2, err := handlers.Repair(out, 0)
-		if err != nil || !bytes.Equal(again, out) || len(ops2) != 0 {
-			t.Fatalf("Repair of its own output %q = %q, %v, %v", out, again, ops2, err)
-		}
-	})
-}
-
 // FuzzExtract checks that Extract and Check never panic, that every
 // candidate is a JSON document, and that a valid verdict has no violation.
 func FuzzExtract(f *testing.F) {
@@ -77,7 +56,7 @@ func FuzzExtract(f *testing.F) {
 	schema := prReviewSchema(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		start := time.Now()
-		cands, bad := handlers.Extract(in, 0)
+		cands, bad := jsontext.Extract(in, 0)
 		if bad == nil && (len(cands) == 0 || len(cands) > 16) {
 			t.Fatalf("Extract = %d candidates and no violation", len(cands))
 		}
@@ -99,72 +78,4 @@ func FuzzExtract(f *testing.F) {
 			t.Fatalf("Extract and Check took %v on %d bytes", d, len(in))
 		}
 	})
-}
-
-// FuzzNormalize checks that Normalize never panics, produces JSON and is
-// idempotent on its own output, whatever the schema and document.
-func FuzzNormalize(f *testing.F) {
-	for _, set := range [][]normCase{aliasCases, stripCases, coerceCases} {
-		for _, c := range set {
-			f.Add(c.schema, c.given, true)
-			f.Add(c.schema, c.given, false)
-		}
-	}
-	pr, err := os.ReadFile(filepath.Join("..", "examples", "schemas", "pr-review.schema.json"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, name := range []string{"pr-reviewer/drifted_prose.txt", "pr-reviewer/valid.json", "pr-reviewer/invalid.txt"} {
-		if cands, bad := handlers.Extract(readOutputFixture(f, name), 0); bad == nil {
-			doc, _ := json.Marshal(cands[0].Doc)
-			f.Add(string(pr), string(doc), true)
-		}
-	}
-	f.Fuzz(func(t *testing.T, schemaText, docText string, strip bool) {
-		schema, ok := decodeFuzzJSON(schemaText).(map[string]any)
-		if !ok {
-			return
-		}
-		doc := decodeFuzzJSON(docText)
-		if doc == nil && docText != "null" {
-			return
-		}
-		opts := handlers.NormalizeOptions{Coerce: true}
-		if !strip {
-			opts.ExtraFields = "reject"
-		}
-		r := localRefs{root: schema}
-		start := time.Now()
-		once, onceOps := handlers.Normalize(doc, schema, r, opts)
-		first, err := json.Marshal(once)
-		if err != nil {
-			t.Fatalf("normalized doc does not marshal: %v", err)
-		}
-		copied, copiedOps := handlers.NormalizeCopy(doc, schema, r, opts)
-		if c, _ := json.Marshal(copied); !bytes.Equal(c, first) || !slices.Equal(onceOps, copiedOps) {
-			t.Fatalf("Normalize gave %s %s; without its first pass %s %s", first, formatNormalizations(onceOps), c, formatNormalizations(copiedOps))
-		}
-		twice, ops := handlers.Normalize(once, schema, r, opts)
-		if len(ops) != 0 {
-			t.Fatalf("not idempotent on %s under %s: second pass %s", first, schemaText, formatNormalizations(ops))
-		}
-		if second, _ := json.Marshal(twice); !bytes.Equal(first, second) {
-			t.Fatalf("second pass changed %s to %s", first, second)
-		}
-		if d := time.Since(start); d > fuzzSlow {
-			t.Fatalf("Normalize took %v", d)
-		}
-	})
-}
-
-// decodeFuzzJSON decodes s as the pipeline does (UseNumber); nil when it
-// is not one JSON value.
-func decodeFuzzJSON(s string) any {
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
-		return nil
-	}
-	return v
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -51,7 +52,7 @@ type GateConfig struct {
 	// MaxPayload is the largest raw output accepted (default
 	// DefaultMaxPayload); a larger one is a payload_too_large dead letter.
 	MaxPayload int
-	// MaxDepth bounds nesting (default DefaultMaxDepth).
+	// MaxDepth bounds nesting (default jsontext.DefaultMaxDepth).
 	MaxDepth int
 	// MaxMessage is the largest outcome message the bus accepts (default
 	// 0: no limit). A dead letter that would exceed it keeps a reference to
@@ -69,7 +70,7 @@ func (c *GateConfig) setDefaults() {
 		c.MaxPayload = DefaultMaxPayload
 	}
 	if c.MaxDepth == 0 {
-		c.MaxDepth = DefaultMaxDepth
+		c.MaxDepth = jsontext.DefaultMaxDepth
 	}
 	if c.MaxViolations == 0 {
 		c.MaxViolations = DefaultMaxViolations

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 )
 
 // Lossy repairs (contract section 3.1): repair fixes syntax, but where it
@@ -26,7 +27,7 @@ const (
 // index at on are the normalizer's (their renames move the losses' paths):
 // each loss becomes a violation, or with accept an op lossy normalization
 // inserted at index at.
-func applyLosses(v *Verdict, losses []Loss, at int, accept bool) {
+func applyLosses(v *Verdict, losses []jsontext.Loss, at int, accept bool) {
 	if len(losses) == 0 {
 		return
 	}
@@ -41,13 +42,13 @@ func applyLosses(v *Verdict, losses []Loss, at int, accept bool) {
 		return
 	}
 	for _, l := range losses {
-		v.Violations = append(v.Violations, l.violation(movedPath(l.Path, later)))
+		v.Violations = append(v.Violations, lossViolation(l, movedPath(l.Path, later)))
 	}
 	contract.SortViolations(v.Violations)
 }
 
-// violation is the loss as a violation at path.
-func (l Loss) violation(path string) contract.Violation {
+// lossViolation is the loss l as a violation at path.
+func lossViolation(l jsontext.Loss, path string) contract.Violation {
 	msg := truncatedMessage
 	if l.Keyword != contract.KeywordTruncated {
 		msg = repairMessage + l.Detail + "); send it again as valid JSON"

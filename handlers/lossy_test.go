@@ -1,7 +1,7 @@
 package handlers_test
 
 import (
-	"fmt"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -171,7 +172,7 @@ func TestCheck_lossyPathFollowsRenames(t *testing.T) {
 		t.Fatalf("violations %+v, want truncated at $.comments[0].message", v.Violations)
 	}
 	v = handlers.Check([]byte(given), s, checkAccept)
-	if !v.Valid || !slices.Contains(v.Normalizations, opLossy("$.comments[0].message", handlers.RepairTruncated)) {
+	if !v.Valid || !slices.Contains(v.Normalizations, opLossy("$.comments[0].message", jsontext.RepairTruncated)) {
 		t.Fatalf("accept: valid %v, %s", v.Valid, formatNormalizations(v.Normalizations))
 	}
 }
@@ -191,7 +192,7 @@ func TestReplyCheck_lossy(t *testing.T) {
 		t.Errorf("default: %+v", v.Violations)
 	}
 	v, _ = handlers.ReplyCheck([]byte(given), bp, checkAccept)
-	if !v.Valid || !slices.Contains(v.Normalizations, opLossy("$.args.query", handlers.RepairTruncated)) {
+	if !v.Valid || !slices.Contains(v.Normalizations, opLossy("$.args.query", jsontext.RepairTruncated)) {
 		t.Errorf("accept: valid %v %s", v.Valid, formatNormalizations(v.Normalizations))
 	}
 }
@@ -200,75 +201,32 @@ func fstestBlueprint(doc string) fstest.MapFS {
 	return fstest.MapFS{"agents/a.json": {Data: []byte(doc)}}
 }
 
-// Losses are recorded one by one up to 16; the last counts the rest.
-func TestRepairText_lossesBounded(t *testing.T) {
-	t.Parallel()
-	var b strings.Builder
-	b.WriteString("{")
-	for i := range 20 {
-		fmt.Fprintf(&b, `"k%d": , `, i)
-	}
-	b.WriteString(`"end": 1}`)
-	rep, err := handlers.RepairText([]byte(b.String()), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Losses) != 16 || rep.Losses[0].Path != "$.k0" || !strings.HasSuffix(rep.Losses[15].Detail, "(and 4 more lossy repairs)") {
-		t.Errorf("losses = %+v", rep.Losses)
-	}
-}
-
-// TestRepairText_losses lists which repairs are lossy, and where.
-func TestRepairText_losses(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name  string
-		given string
-		want  []string // "path keyword detail"
-	}{
-		{"lossless: a trailing comma", `{"a": [1, 2,],}`, nil},
-		{"lossless: the bracket found closes the parent", `[{"a": 1]`, nil},
-		{"lossless: the bracket found closes the parent object", `{"a": [1, 2}`, nil},
-		{"cut in an array", `{"a": [1, 2`, []string{"$.a truncated " + handlers.RepairTruncated}},
-		{"cut in a key", `{"a": 1, "b`, []string{"$ truncated " + handlers.RepairTruncated}},
-		{"cut after a colon", `{"a": {"b":`, []string{"$.a.b truncated " + handlers.RepairTruncated}},
-		{"a wrong closing bracket inside an object", `{"a": {"b": 1]}`, []string{"$.a repair missing closing bracket guessed before more content"}},
-		{"a value written inside the braces moves out", `[{"a": 1, [2]}]`, []string{"$[0] repair missing closing bracket guessed before more content"}},
-		{"a placeholder", `{"a": , "b": 1}`, []string{"$.a repair missing value replaced by a placeholder"}},
-		{"an exponent without digits", `[2e, 3]`, []string{"$[0] repair incomplete number completed with 0"}},
-		{"an empty call", `{"n": NumberLong()}`, []string{"$.n repair empty function call replaced by null"}},
-		{"an ellipsis", `{"a": [1, ...]}`, []string{"$.a repair ellipsis removed: content the model left out"}},
-		{"members after the bracket", `{"a": 1}, "b": 2, "c": 3}`, []string{"$.b repair member written after its object's closing bracket moved into it"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			rep, err := handlers.RepairText([]byte(tt.given), 0)
-			if err != nil {
-				t.Fatal(err)
+// FuzzCheck_truncation cuts a valid document anywhere: the prefix is never
+// valid by default (a truncated violation says where), and where lossy
+// repairs are accepted a valid prefix always records the truncation.
+func FuzzCheck_truncation(f *testing.F) {
+	f.Add(`{"summary": "ok", "approval": "approve", "comments": [{"file": "a.go", "line": 1, "severity": "nitpick", "message": "x"}]}`, uint16(60))
+	s := prReviewSchema(f)
+	f.Fuzz(func(t *testing.T, doc string, cut uint16) {
+		body := strings.TrimSpace(doc)
+		if v := handlers.Check([]byte(body), s, checkStrict); !v.Valid || !json.Valid([]byte(body)) {
+			return // only prefixes of valid documents
+		}
+		n := int(cut) % len(body)
+		prefix := strings.TrimSpace(body[:n])
+		if prefix == "" || json.Valid([]byte(prefix)) {
+			return
+		}
+		if v := handlers.Check([]byte(prefix), s, checkStrict); v.Valid {
+			t.Fatalf("prefix %q of a valid document is valid", prefix)
+		}
+		if v := handlers.Check([]byte(prefix), s, checkAccept); v.Valid {
+			for _, op := range v.Normalizations {
+				if op.Op == contract.OpLossy {
+					return
+				}
 			}
-			var got []string
-			for _, l := range rep.Losses {
-				got = append(got, l.Path+" "+l.Keyword+" "+l.Detail)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("losses %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func ExampleRepairText() {
-	rep, err := handlers.RepairText([]byte(`{"category": "other", "tags": ["pricing",`), 0)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(string(rep.JSON))
-	for _, l := range rep.Losses {
-		fmt.Printf("%s at %s: %s (after %q)\n", l.Keyword, l.Path, l.Detail, l.Text)
-	}
-	// Output:
-	// {"category":"other","tags":["pricing"]}
-	// truncated at $.tags: closed truncated document (after "{\"category\": \"other\", \"tags\": [\"pricing\",")
+			t.Fatalf("prefix %q valid without an op lossy: %+v", prefix, v.Normalizations)
+		}
+	})
 }

@@ -3,7 +3,6 @@ package handlers
 import (
 	"bytes"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strings"
 
@@ -120,38 +119,4 @@ func partialBase(bp *schemas.Blueprint, st *contract.RunState, attempt int) any 
 		return nil
 	}
 	return ev.Partial.Document
-}
-
-// canonicalPatch returns patch with every member named by an x-aliases
-// alias renamed to its canonical name, at every depth, where the patch
-// does not also hold the canonical name: merged as it is, an alias would
-// sit beside the previous document's canonical member, which would win.
-// Each rename is recorded at its path as the normalizer records them.
-func canonicalPatch(patch any, s *schemas.Schema) (any, []contract.Normalization) {
-	if s == nil || s.Doc == nil {
-		return patch, nil
-	}
-	n := newNormalizer(s, NormalizeOptions{})
-	var ops []contract.Normalization
-	var walk func(v any, set schemaSet, path string) any
-	walk = func(v any, set schemaSet, path string) any {
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return v
-		}
-		canonOf, _ := n.aliases(set)
-		out := make(map[string]any, len(obj))
-		for _, k := range slices.Sorted(maps.Keys(obj)) {
-			name := k
-			if c, isAlias := canonOf[k]; isAlias {
-				if _, both := obj[c]; !both {
-					name = c
-					ops = append(ops, contract.Normalization{Op: contract.OpRename, Path: path, From: k, To: c})
-				}
-			}
-			out[name] = walk(obj[k], n.childOf(set, name), contract.Member(path, name))
-		}
-		return out
-	}
-	return walk(patch, n.root(s.Doc), "$"), ops
 }

@@ -1,22 +1,19 @@
 package handlers
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/handlers/normalize"
 	"github.com/agentgate/agentgate/rules"
 	"github.com/agentgate/agentgate/schemas"
 )
 
-// DefaultMaxDepth is how deeply a document may nest before it is a
-// violation at $ (keyword json).
-const DefaultMaxDepth = 256
-
 // CheckOptions tune the pipeline for one agent.
 type CheckOptions struct {
-	// MaxDepth bounds nesting (default DefaultMaxDepth).
+	// MaxDepth bounds nesting (default jsontext.DefaultMaxDepth).
 	MaxDepth int
 	// ExtraFields is "strip" (default) or "reject".
 	ExtraFields string
@@ -70,7 +67,7 @@ type Verdict struct {
 // JSON pays nothing for repair: the repair pass runs only when some block
 // did not parse. Check is pure and safe for concurrent use.
 func Check(payload []byte, s *schemas.Schema, opts CheckOptions) Verdict {
-	cands, bad := candidates(payload, opts.MaxDepth)
+	cands, bad := jsontext.ExtractAll(payload, opts.MaxDepth)
 	if bad != nil {
 		return Verdict{Normalizations: []contract.Normalization{}, Violations: []contract.Violation{*bad}}
 	}
@@ -78,26 +75,9 @@ func Check(payload []byte, s *schemas.Schema, opts CheckOptions) Verdict {
 	return v
 }
 
-// candidates is every candidate document of payload, repaired ones
-// included, in contract order.
-func candidates(payload []byte, maxDepth int) ([]Candidate, *contract.Violation) {
-	if maxDepth <= 0 {
-		maxDepth = DefaultMaxDepth
-	}
-	x, bad := extract(payload, maxDepth)
-	if bad != nil {
-		return nil, bad
-	}
-	if len(x.failed) > 0 {
-		x.repairPass()
-	}
-	slices.SortStableFunc(x.cands, func(a, b Candidate) int { return cmp.Compare(a.rank, b.rank) })
-	return x.cands, nil
-}
-
 // checkCandidates normalizes and validates cands in order: the first that
 // validates and true, else the first and false.
-func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (Verdict, bool) {
+func checkCandidates(cands []jsontext.Candidate, s *schemas.Schema, opts CheckOptions) (Verdict, bool) {
 	var first Verdict
 	for i, c := range cands {
 		if overValues(c.Doc, DefaultMaxValues) {
@@ -111,14 +91,14 @@ func checkCandidates(cands []Candidate, s *schemas.Schema, opts CheckOptions) (V
 		}
 		in, pre := c.Doc, c.Normalizations
 		if _, isObject := c.Doc.(map[string]any); isObject && opts.Base != nil {
-			patch, renames := canonicalPatch(c.Doc, s)
+			patch, renames := normalize.RenameAliases(c.Doc, s.Doc, s)
 			in = MergePatch(opts.Base, patch)
 			pre = append(append(slices.Clip(pre), renames...), contract.Normalization{
 				Op: contract.OpMerge, Path: "$",
 				Detail: fmt.Sprintf("merged into attempt %d's normalized document (RFC 7386 merge patch)", opts.BaseAttempt),
 			})
 		}
-		doc, norms := Normalize(in, s.Doc, s, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
+		doc, norms := normalize.Normalize(in, s.Doc, s, normalize.Options{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
 		all := make([]contract.Normalization, 0, len(pre)+len(norms))
 		all = append(append(all, pre...), norms...)
 		v := Verdict{Data: doc, Normalizations: all, Violations: s.Validate(doc)}

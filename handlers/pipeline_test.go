@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -175,7 +176,7 @@ func TestCheck_truncationNeverSilent(t *testing.T) {
 		}
 		v = handlers.Check([]byte(doc[:n]), s, accept)
 		if v.Valid && !slices.ContainsFunc(v.Normalizations, func(n contract.Normalization) bool {
-			return n.Op == contract.OpLossy && n.Detail == handlers.RepairTruncated
+			return n.Op == contract.OpLossy && n.Detail == jsontext.RepairTruncated
 		}) {
 			t.Errorf("prefix %q is valid without a truncation record: %s", doc[:n], formatNormalizations(v.Normalizations))
 		}

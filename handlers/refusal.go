@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 	"regexp"
 	"strings"
 )
@@ -108,7 +109,7 @@ func PlainRefusal(payload []byte, cfg RefusalConfig, maxDepth int) (string, bool
 	if !ok {
 		return "", false
 	}
-	if cands, _ := Extract(payload, maxDepth); len(cands) > 0 {
+	if cands, _ := jsontext.Extract(payload, maxDepth); len(cands) > 0 {
 		return "", false
 	}
 	return kind, true

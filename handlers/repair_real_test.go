@@ -1,6 +1,9 @@
 package handlers_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/agentgate/agentgate/handlers"
@@ -72,4 +75,31 @@ func TestCheck_realModelRepairs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCheck_fraction checks that a fraction where a number is wanted,
+// which repair keeps as its text, validates as the number it denotes.
+func FuzzCheck_fraction(f *testing.F) {
+	f.Add(uint32(1), uint32(3), false)
+	f.Add(uint32(6), uint32(3), true)
+	s := testSchema(f, "https://agentgate.dev/schemas/real/1.0.0", realSchema)
+	f.Fuzz(func(t *testing.T, a, b uint32, neg bool) {
+		if b == 0 {
+			return
+		}
+		num := strconv.FormatUint(uint64(a), 10)
+		want := float64(a) / float64(b)
+		if neg {
+			num, want = "-"+num, -want
+		}
+		in := fmt.Sprintf(`{"ratio": %s/%d}`, num, b)
+		v := handlers.Check([]byte(in), s, checkStrict)
+		if !v.Valid {
+			t.Fatalf("Check(%s): %+v", in, v.Violations)
+		}
+		n, _ := v.Data.(map[string]any)["ratio"].(json.Number)
+		if got, err := n.Float64(); err != nil || got != want {
+			t.Fatalf("Check(%s) ratio = %v, want %v", in, n, want)
+		}
+	})
 }

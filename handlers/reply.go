@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/handlers/normalize"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -20,7 +22,7 @@ import (
 // or an output that is neither a known tool call nor an answer, it is the
 // reply's own, urn:agentgate:inline:<agent>.
 func ReplyCheck(payload []byte, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
-	cands, bad := candidates(payload, opts.MaxDepth)
+	cands, bad := jsontext.ExtractAll(payload, opts.MaxDepth)
 	if bad != nil {
 		return Verdict{Normalizations: []contract.Normalization{}, Violations: []contract.Violation{*bad}}, schemas.InlinePrefix + bp.Name
 	}
@@ -40,7 +42,7 @@ func ReplyCheck(payload []byte, bp *schemas.Blueprint, opts CheckOptions) (Verdi
 	return first, firstID
 }
 
-func checkReply(c Candidate, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
+func checkReply(c jsontext.Candidate, bp *schemas.Blueprint, opts CheckOptions) (Verdict, string) {
 	v := Verdict{Data: c.Doc, Normalizations: append([]contract.Normalization{}, c.Normalizations...)}
 	replyID := schemas.InlinePrefix + bp.Name
 	obj, ok := c.Doc.(map[string]any)
@@ -77,7 +79,7 @@ func checkToolCall(v Verdict, obj map[string]any, bp *schemas.Blueprint, opts Ch
 			Message: "tool must be one of " + quoteList(names)}}
 		return v, schemas.InlinePrefix + bp.Name
 	}
-	args, norms := Normalize(obj["args"], tool.Doc, tool, NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
+	args, norms := normalize.Normalize(obj["args"], tool.Doc, tool, normalize.Options{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce})
 	for _, n := range norms {
 		n.Path = underArgs(n.Path)
 		v.Normalizations = append(v.Normalizations, n)

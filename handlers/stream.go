@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/handlers/normalize"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -274,7 +275,7 @@ func (h *Processor) prefixViolations(env Envelope) []contract.Violation {
 		// once complete, after the merge.
 		return nil
 	}
-	return PrefixViolations(env.Payload, bp.OutputSchema, CheckOptions{ExtraFields: bp.ExtraFields, Coerce: bp.Coerce})
+	return normalize.PrefixViolations(env.Payload, bp.OutputSchema.Doc, bp.OutputSchema, normalize.Options{ExtraFields: bp.ExtraFields, Coerce: bp.Coerce})
 }
 
 // closeStream marks a streamed attempt done, so that later chunks are

@@ -5,6 +5,7 @@
 // translating a schema to the equivalent JSON Schema 2020-12 document that
 // the rest of agentgate (normalizer, lint, provider export) walks.
 //
-// The package imports only contract (for the violation type); it knows
-// nothing of the registry, NATS, Watermill or HTTP.
+// The package imports only contract (for the violation type) and
+// internal/jsonx (to read numbers exactly); it knows nothing of the
+// registry, NATS, Watermill or HTTP.
 package jtd

@@ -1,13 +1,14 @@
 package jtd
 
 import (
-	"encoding/json"
 	"maps"
 	"math/big"
 	"regexp"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/agentgate/agentgate/internal/jsonx"
 )
 
 // DefaultMaxDepth bounds the refs Validate follows at once.
@@ -255,31 +256,15 @@ func typeOK(typ string, instance any) bool {
 		str, ok := instance.(string)
 		return ok && isTimestamp(str)
 	case "float32", "float64":
-		_, ok := number(instance)
-		return ok
+		return jsonx.Rat(instance) != nil
 	}
-	r, ok := number(instance)
-	if !ok || !r.IsInt() {
+	r := jsonx.Rat(instance)
+	if r == nil || !r.IsInt() {
 		// "a JSON number with zero fractional part": 3.0 and 3e0 are ints.
 		return false
 	}
 	bounds := intRanges[typ]
 	return r.Num().Cmp(big.NewInt(bounds[0])) >= 0 && r.Num().Cmp(big.NewInt(bounds[1])) <= 0
-}
-
-// number reads a JSON number exactly.
-func number(instance any) (*big.Rat, bool) {
-	switch n := instance.(type) {
-	case json.Number:
-		return new(big.Rat).SetString(string(n))
-	case float64:
-		r := new(big.Rat)
-		if r.SetFloat64(n) == nil {
-			return nil, false
-		}
-		return r, true
-	}
-	return nil, false
 }
 
 // timestampRE is RFC 3339's date-time (section 5.6) "as refined by

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/jsonx"
 )
 
 // aliasesKeyword is the schema annotation listing a property's aliases
@@ -34,14 +35,14 @@ func checkAliases(doc any) []error {
 			at := contract.Member(contract.Member(p.path, name), aliasesKeyword)
 			aliases, ok := list.([]any)
 			if !ok {
-				errs = append(errs, fmt.Errorf("%w: %s: want an array of names, got %s", ErrBadAlias, at, jsonType(list)))
+				errs = append(errs, fmt.Errorf("%w: %s: want an array of names, got %s", ErrBadAlias, at, jsonx.TypeName(list, jsonx.IntegerApart)))
 				continue
 			}
 			for i, a := range aliases {
 				alias, ok := a.(string)
 				switch {
 				case !ok:
-					errs = append(errs, fmt.Errorf("%w: %s: want a name, got %s", ErrBadAlias, contract.Index(at, i), jsonType(a)))
+					errs = append(errs, fmt.Errorf("%w: %s: want a name, got %s", ErrBadAlias, contract.Index(at, i), jsonx.TypeName(a, jsonx.IntegerApart)))
 				case alias == name:
 					errs = append(errs, fmt.Errorf("%w: %s: %q is the property's own name", ErrBadAlias, at, alias))
 				case props[alias].node != nil:

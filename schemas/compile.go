@@ -17,6 +17,7 @@ import (
 	"github.com/kaptinlin/jsonschema"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/jsonx"
 )
 
 // semverRE is the regular expression semver.org gives for SemVer 2.0.0.
@@ -280,7 +281,7 @@ func decodeObject(raw []byte) (map[string]any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%w: want a JSON object, got %s", ErrInvalidJSON, jsonType(v))
+		return nil, fmt.Errorf("%w: want a JSON object, got %s", ErrInvalidJSON, jsonx.TypeName(v, jsonx.IntegerApart))
 	}
 	if err := checkDuplicates(raw); err != nil {
 		return nil, err
@@ -343,7 +344,7 @@ func schemaID(doc map[string]any) (id, version string, err error) {
 	}
 	id, ok = v.(string)
 	if !ok {
-		return "", "", fmt.Errorf("%w: $id is a %s, not a string", ErrNoID, jsonType(v))
+		return "", "", fmt.Errorf("%w: $id is a %s, not a string", ErrNoID, jsonx.TypeName(v, jsonx.IntegerApart))
 	}
 	u, err := url.Parse(id)
 	switch {

@@ -2,17 +2,16 @@ package schemas
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
-	"math/big"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/jsonx"
 )
 
 // Severity says whether a lint finding stops the gateway.
@@ -393,7 +392,7 @@ func typesOf(node map[string]any) []string {
 	if vals, ok := valuesOf(node); ok {
 		var out []string
 		for _, v := range vals {
-			out = append(out, jsonType(v))
+			out = append(out, jsonx.TypeName(v, jsonx.IntegerApart))
 		}
 		return out
 	}
@@ -428,37 +427,12 @@ func valuesOf(node map[string]any) ([]any, bool) {
 func valuesOverlap(a, b []any) bool {
 	for _, x := range a {
 		for _, y := range b {
-			if compactJSON(normalizeNumbers(x)) == compactJSON(normalizeNumbers(y)) {
+			if jsonx.Equal(x, y) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// normalizeNumbers rewrites json.Numbers as exact rationals so that 1 and
-// 1.0 compare equal.
-func normalizeNumbers(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, c := range t {
-			out[k] = normalizeNumbers(c)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, c := range t {
-			out[i] = normalizeNumbers(c)
-		}
-		return out
-	}
-	if n, ok := v.(json.Number); ok {
-		if r, ok := new(big.Rat).SetString(string(n)); ok {
-			return "\x00number:" + r.RatString() // no JSON string of a schema holds NUL in practice
-		}
-	}
-	return v
 }
 
 // requires reports whether node lists name in "required".

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/agentgate/agentgate/internal/jsonx"
 )
 
 // modelViewKey keys the memo of ForModel.
@@ -156,7 +158,7 @@ func resolveLocal(root, node map[string]any) map[string]any {
 		}
 		var target any = root
 		if ref != "#" {
-			target = pointer(root, strings.TrimPrefix(ref, "#"))
+			target, _ = jsonx.Pointer(root, strings.TrimPrefix(ref, "#"))
 		}
 		m, _ := target.(map[string]any)
 		if m == nil {

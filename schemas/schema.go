@@ -2,7 +2,6 @@ package schemas
 
 import (
 	"encoding/json"
-	"github.com/kaptinlin/jsonpointer"
 	"net/url"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"github.com/kaptinlin/jsonschema"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/jsonx"
 	"github.com/agentgate/agentgate/jtd"
 	"github.com/agentgate/agentgate/rules"
 )
@@ -148,40 +148,13 @@ func (s *Schema) resolveRef(ref string) (map[string]any, *Schema) {
 	case frag == "":
 		node = target.Doc
 	case strings.HasPrefix(frag, "/"):
-		node = pointer(target.Doc, frag)
+		node, _ = jsonx.Pointer(target.Doc, frag)
 	default:
-		node = anchor(target.Doc, frag)
+		node = jsonx.Anchor(target.Doc, frag)
 	}
 	m, _ := node.(map[string]any)
 	if m == nil {
 		return nil, nil
 	}
 	return m, target
-}
-
-// pointer evaluates a JSON pointer (RFC 6901) against a decoded document;
-// nil when it points at nothing.
-func pointer(doc any, ptr string) any {
-	v, err := jsonpointer.Value(doc, ptr)
-	if err != nil {
-		return nil
-	}
-	return v
-}
-
-// anchor finds the subschema declaring "$anchor": name (or the draft-07
-// "$id": "#name").
-func anchor(doc any, name string) any {
-	var found map[string]any
-	walkJSON(doc, func(m map[string]any) {
-		if found != nil {
-			return
-		}
-		if a, _ := m["$anchor"].(string); a == name {
-			found = m
-		} else if id, _ := m["$id"].(string); id == "#"+name {
-			found = m
-		}
-	})
-	return found
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/jsonx"
 )
 
 // sensitiveKeyword marks a property whose value the HTTP API masks for
@@ -18,7 +19,7 @@ func checkSensitive(doc any) []error {
 	walkSchema(doc, "$", func(node map[string]any, path, _ string) bool {
 		if v, ok := node[sensitiveKeyword]; ok {
 			if _, isBool := v.(bool); !isBool {
-				errs = append(errs, fmt.Errorf("%w: %s: want true or false, got %s", ErrBadSensitive, contract.Member(path, sensitiveKeyword), jsonType(v)))
+				errs = append(errs, fmt.Errorf("%w: %s: want true or false, got %s", ErrBadSensitive, contract.Member(path, sensitiveKeyword), jsonx.TypeName(v, jsonx.IntegerApart)))
 			}
 		}
 		return true

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math/big"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/kaptinlin/jsonschema"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/jsonx"
 )
 
 // maxReceivedBytes is the largest JSON encoding of a received value that a
@@ -196,7 +196,7 @@ func (m *mapper) keyword(r *jsonschema.EvaluationResult, node *jsonschema.Schema
 		} else if len(want) > 1 {
 			v.Expected = want
 		}
-		v.Message = fmt.Sprintf("expected %s, got %s", strings.Join(want, " or "), jsonType(inst))
+		v.Message = fmt.Sprintf("expected %s, got %s", strings.Join(want, " or "), jsonx.TypeName(inst, jsonx.IntegerApart))
 		got()
 	case "enum":
 		if node != nil {
@@ -612,36 +612,6 @@ func decodeAny(b []byte) (any, error) {
 	var v any
 	err := dec.Decode(&v)
 	return v, err
-}
-
-// jsonType names the JSON type of a decoded value, telling integers from
-// other numbers as JSON Schema does.
-func jsonType(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case json.Number:
-		if r, ok := new(big.Rat).SetString(string(t)); ok && r.IsInt() {
-			return "integer"
-		}
-		return "number"
-	case float64:
-		if t == float64(int64(t)) {
-			return "integer"
-		}
-		return "number"
-	case int, int64, int32:
-		return "integer"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // joinJSON renders values as JSON, comma-separated.

@@ -100,6 +100,23 @@ var Rules = []Rule{
 		Forbid:   []string{"gateway/..."},
 	},
 	{
+		// "handlers" alone is the decision and the pipeline that composes
+		// the stages, not the stages below it.
+		Name:     "text recovery and normalization know nothing of the decision",
+		Packages: []string{"handlers/jsontext/...", "handlers/normalize/..."},
+		Forbid:   []string{"handlers"},
+	},
+	{
+		Name:     "text recovery works on text alone, with no schema",
+		Packages: []string{"handlers/jsontext/..."},
+		Forbid:   []string{"handlers/normalize/...", "schemas/...", "rules/...", "jtd/..."},
+	},
+	{
+		Name:     "normalization reads schemas through its Resolver, not the registry, and never text",
+		Packages: []string{"handlers/normalize/..."},
+		Forbid:   []string{"handlers/jsontext/...", "schemas/...", "registry/..."},
+	},
+	{
 		Name:     "the wire types depend on nothing of agentgate's",
 		Packages: []string{"contract/...", "internal/jsonx/...", "internal/workers/..."},
 		Forbid:   []string{"./..."},

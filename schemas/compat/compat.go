@@ -23,7 +23,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kaptinlin/jsonpointer"
 	"io"
 	"maps"
 	"math/big"
@@ -35,6 +34,7 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/jsonx"
 )
 
 // ErrInvalidSchema is returned by Compare for a document that is not a JSON
@@ -230,7 +230,7 @@ func (c *comparer) compare(o, n any, path string) {
 			c.add(path, kw, true, "%s added: cannot tell whether it refuses values that were valid", kw)
 		case !inN:
 			c.add(path, kw, false, "%s removed", kw)
-		case !equalJSON(ov, nv):
+		case !jsonx.Equal(ov, nv):
 			c.add(path, kw, true, "%s changed: cannot tell whether it refuses values that were valid", kw)
 		}
 	}
@@ -251,7 +251,7 @@ func (c *comparer) resolve(root, node any) (any, string) {
 		if !local {
 			return node, ref
 		}
-		target := pointer(root, frag)
+		target := fragment(root, frag)
 		if target == nil {
 			return node, ref
 		}
@@ -383,7 +383,7 @@ func (c *comparer) bounds(o, n map[string]any, path string) {
 	for _, kw := range []string{"maxLength", "maxItems", "maxProperties", "maxContains"} {
 		c.bound(countBound(o, kw), countBound(n, kw), path, kw, false)
 	}
-	om, nm := rat(o["multipleOf"]), rat(n["multipleOf"])
+	om, nm := jsonx.Rat(o["multipleOf"]), jsonx.Rat(n["multipleOf"])
 	switch {
 	case om == nil && nm == nil:
 	case nm == nil:
@@ -437,11 +437,11 @@ func (b *bound) String() string {
 // lowerBound is the tighter of minimum and exclusiveMinimum (draft-07 and
 // 2020-12 form: a number).
 func lowerBound(m map[string]any) *bound {
-	return tighter(rat(m["minimum"]), rat(m["exclusiveMinimum"]), true)
+	return tighter(jsonx.Rat(m["minimum"]), jsonx.Rat(m["exclusiveMinimum"]), true)
 }
 
 func upperBound(m map[string]any) *bound {
-	return tighter(rat(m["maximum"]), rat(m["exclusiveMaximum"]), false)
+	return tighter(jsonx.Rat(m["maximum"]), jsonx.Rat(m["exclusiveMaximum"]), false)
 }
 
 func tighter(inclusive, exclusive *big.Rat, lower bool) *bound {
@@ -464,22 +464,10 @@ func tighter(inclusive, exclusive *big.Rat, lower bool) *bound {
 }
 
 func countBound(m map[string]any, kw string) *bound {
-	if r := rat(m[kw]); r != nil {
+	if r := jsonx.Rat(m[kw]); r != nil {
 		return &bound{v: r}
 	}
 	return nil
-}
-
-func rat(v any) *big.Rat {
-	n, ok := v.(json.Number)
-	if !ok {
-		return nil
-	}
-	r, ok := new(big.Rat).SetString(string(n))
-	if !ok {
-		return nil
-	}
-	return r
 }
 
 // stringRules compares pattern, format and uniqueItems.
@@ -648,9 +636,13 @@ func ptr(v any) any {
 	return nil
 }
 
-// pointer evaluates a JSON pointer (RFC 6901, URI-fragment encoded) against
-// a decoded document.
-func pointer(doc any, frag string) any {
+func containsJSON(list []any, v any) bool {
+	return slices.ContainsFunc(list, func(x any) bool { return jsonx.Equal(x, v) })
+}
+
+// fragment evaluates a URI fragment (a JSON pointer, URI-escaped, or an
+// anchor's name) against a decoded document; nil when it names nothing.
+func fragment(doc any, frag string) any {
 	if frag == "" {
 		return doc
 	}
@@ -658,85 +650,13 @@ func pointer(doc any, frag string) any {
 		frag = unescaped
 	}
 	if !strings.HasPrefix(frag, "/") {
-		return anchor(doc, frag)
-	}
-	v, err := jsonpointer.Value(doc, frag)
-	if err != nil {
+		if m := jsonx.Anchor(doc, frag); m != nil {
+			return m
+		}
 		return nil
 	}
+	v, _ := jsonx.Pointer(doc, frag)
 	return v
-}
-
-// anchor finds the subschema declaring "$anchor": name (or draft-07's
-// "$id": "#name").
-func anchor(doc any, name string) any {
-	switch t := doc.(type) {
-	case map[string]any:
-		if a, _ := t["$anchor"].(string); a == name {
-			return t
-		}
-		if id, _ := t["$id"].(string); id == "#"+name {
-			return t
-		}
-		for _, k := range slices.Sorted(maps.Keys(t)) {
-			if found := anchor(t[k], name); found != nil {
-				return found
-			}
-		}
-	case []any:
-		for _, v := range t {
-			if found := anchor(v, name); found != nil {
-				return found
-			}
-		}
-	}
-	return nil
-}
-
-// canonical renders a value for comparison, numbers as exact rationals.
-func canonical(v any) string {
-	var b strings.Builder
-	var walk func(any)
-	walk = func(v any) {
-		switch t := v.(type) {
-		case map[string]any:
-			b.WriteByte('{')
-			for i, k := range slices.Sorted(maps.Keys(t)) {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(strconv.Quote(k) + ":")
-				walk(t[k])
-			}
-			b.WriteByte('}')
-		case []any:
-			b.WriteByte('[')
-			for i, x := range t {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				walk(x)
-			}
-			b.WriteByte(']')
-		case json.Number:
-			if r := rat(t); r != nil {
-				b.WriteString(r.RatString())
-			} else {
-				b.WriteString(string(t))
-			}
-		default:
-			enc, _ := json.Marshal(t)
-			b.Write(enc)
-		}
-	}
-	walk(v)
-	return b.String()
-}
-
-func equalJSON(a, b any) bool { return canonical(a) == canonical(b) }
-
-func containsJSON(list []any, v any) bool {
-	return slices.ContainsFunc(list, func(x any) bool { return equalJSON(x, v) })
 }
 
 // list renders values as JSON, comma-separated.

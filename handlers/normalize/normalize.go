@@ -1,4 +1,4 @@
-package handlers
+package normalize
 
 import (
 	"maps"
@@ -21,7 +21,7 @@ const (
 // aliasesKeyword is the schema annotation listing a property's aliases.
 const aliasesKeyword = "x-aliases"
 
-// extraFieldsReject is the NormalizeOptions.ExtraFields value that leaves
+// extraFieldsReject is the Options.ExtraFields value that leaves
 // members a closed object forbids in place.
 const extraFieldsReject = "reject"
 
@@ -37,9 +37,9 @@ type Resolver interface {
 	Resolve(node map[string]any) map[string]any
 }
 
-// NormalizeOptions tune Normalize for one agent (its blueprint's
+// Options tune Normalize for one agent (its blueprint's
 // extra_fields and coerce).
-type NormalizeOptions struct {
+type Options struct {
 	// ExtraFields is "strip" (the default, also used for "" and any value
 	// other than "reject"): members that a closed object does not allow are
 	// removed and recorded; or "reject": they are left for validation to
@@ -84,7 +84,7 @@ type NormalizeOptions struct {
 //
 // Normalize is idempotent: applied to its own output it changes nothing.
 // The returned slice is never nil, so it marshals as [] when empty.
-func Normalize(doc any, schema map[string]any, r Resolver, opts NormalizeOptions) (any, []contract.Normalization) {
+func Normalize(doc any, schema map[string]any, r Resolver, opts Options) (any, []contract.Normalization) {
 	n := newNormalizer(r, opts)
 	root := n.root(schema)
 	// Most outputs need no change: a first pass that copies nothing and
@@ -98,7 +98,7 @@ func Normalize(doc any, schema map[string]any, r Resolver, opts NormalizeOptions
 }
 
 // normalizeCopy is Normalize without its first pass: it always copies.
-func normalizeCopy(doc any, schema map[string]any, r Resolver, opts NormalizeOptions) (any, []contract.Normalization) {
+func normalizeCopy(doc any, schema map[string]any, r Resolver, opts Options) (any, []contract.Normalization) {
 	n := newNormalizer(r, opts)
 	return n.copyWalk(doc, n.root(schema))
 }
@@ -111,7 +111,7 @@ func (n *normalizer) root(schema map[string]any) schemaSet {
 	return n.flatten(schema)
 }
 
-func newNormalizer(r Resolver, opts NormalizeOptions) *normalizer {
+func newNormalizer(r Resolver, opts Options) *normalizer {
 	n := &normalizer{resolver: r, opts: opts, ops: []contract.Normalization{}, judgeBudget: branchJudgeBudget}
 	if m, ok := r.(Memoizer); ok {
 		n.memo = m.Memo()
@@ -129,7 +129,7 @@ func (n *normalizer) copyWalk(doc any, root schemaSet) (any, []contract.Normaliz
 // normalizer is the state of one Normalize call.
 type normalizer struct {
 	resolver Resolver
-	opts     NormalizeOptions
+	opts     Options
 	ops      []contract.Normalization
 	// patterns caches compiled patternProperties; nil marks a pattern that
 	// does not compile.

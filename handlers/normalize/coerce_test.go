@@ -1,10 +1,10 @@
-package handlers_test
+package normalize_test
 
 import (
 	"testing"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/normalize"
 )
 
 func opCoerce(path, from, to, detail string) contract.Normalization {
@@ -127,7 +127,7 @@ func TestNormalize_coerceDisabled(t *testing.T) {
 	t.Parallel()
 	cases := make([]normCase, len(coerceCases))
 	for i, c := range coerceCases {
-		c.opts = handlers.NormalizeOptions{}
+		c.opts = normalize.Options{}
 		c.want, c.ops = c.given, nil
 		cases[i] = c
 	}
@@ -139,7 +139,7 @@ func TestNormalize_plainFloats(t *testing.T) {
 	t.Parallel()
 	schema := decodeTestSchema(t, `{"properties": {"i": {"type": "integer"}, "f": {"type": "integer"}, "a": {"type": "array"}}}`)
 	doc := map[string]any{"i": 2.0, "f": 2.5, "a": 1.5}
-	out, ops := handlers.Normalize(doc, schema, nil, stripAndCoerce)
+	out, ops := normalize.Normalize(doc, schema, nil, stripAndCoerce)
 	if got := compactJSON(t, out); got != `{"a":[1.5],"f":2.5,"i":2}` {
 		t.Errorf("doc = %s", got)
 	}

@@ -1,4 +1,4 @@
-package handlers_test
+package jsontext_test
 
 import (
 	"bytes"
@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 )
 
 // jsonrepairCasesPath is the shared jsonrepair corpus, beside the repo.
-var jsonrepairCasesPath = filepath.Join("..", "..", "shared", "testdata", "jsonrepair", "jsonrepair_cases.json")
+var jsonrepairCasesPath = filepath.Join("..", "..", "..", "shared", "testdata", "jsonrepair", "jsonrepair_cases.json")
 
 // jsonrepairCase is one case of the corpus: kind "valid" (must pass
 // unchanged), "repair" (must repair to expected) or "error" (must be
@@ -69,7 +69,7 @@ func TestRepair_jsonrepairCorpus(t *testing.T) {
 		catTotal[c.Test]++
 		root := corpusRoot(c) + " " + c.Kind
 		rootTotal[root]++
-		got, ops, err := handlers.Repair([]byte(c.Input), 0)
+		got, ops, err := jsontext.Repair([]byte(c.Input), 0)
 		var problem string
 		switch c.Kind {
 		case "error":
@@ -227,9 +227,9 @@ func TestRepair_records(t *testing.T) {
 			ops: []contract.Normalization{opRepair("single or typographic quotes replaced by double quotes (2 times)"), opRepair("Python constant converted (2 times)")}},
 		{name: "truncated document closed", given: `{"summary": "The code is fine", "comments": [{"file": "a.go", "mess`,
 			want: `{"summary":"The code is fine","comments":[{"file":"a.go","mess":null}]}`,
-			ops:  []contract.Normalization{opLossy("$.comments[0]", handlers.RepairTruncated)}},
+			ops:  []contract.Normalization{opLossy("$.comments[0]", jsontext.RepairTruncated)}},
 		{name: "truncated inside a string", given: `{"summary": "The code is`, want: `{"summary":"The code is"}`,
-			ops: []contract.Normalization{opLossy("$.summary", handlers.RepairTruncated)}},
+			ops: []contract.Normalization{opLossy("$.summary", jsontext.RepairTruncated)}},
 		{name: "missing bracket mid-document is not truncation", given: `[{"a": 1]`, want: `[{"a":1}]`,
 			ops: []contract.Normalization{opRepair("missing closing bracket inserted")}},
 		{name: "comments and unquoted keys", given: "{\n  // the verdict\n  approval: \"approve\", /* done */\n}", want: `{"approval":"approve"}`,
@@ -248,7 +248,7 @@ func TestRepair_records(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, ops, err := handlers.Repair([]byte(tt.given), 0)
+			got, ops, err := jsontext.Repair([]byte(tt.given), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -279,13 +279,13 @@ func TestRepair_refuses(t *testing.T) {
 		{name: "invalid UTF-8", given: "{\"a\": \"\xff\"}", want: "invalid UTF-8"},
 		{name: "too deep", given: strings.Repeat("[", 20), maxDepth: 10, want: "deeper than 10"},
 		{name: "too deep though valid", given: strings.Repeat("[", 20) + strings.Repeat("]", 20), maxDepth: 10, want: "deeper than 10"},
-		{name: "too large", given: strings.Repeat(" ", handlers.MaxRepairBytes+1), want: "longer than"},
+		{name: "too large", given: strings.Repeat(" ", jsontext.MaxRepairBytes+1), want: "longer than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, _, err := handlers.Repair([]byte(tt.given), tt.maxDepth)
-			var re *handlers.RepairError
+			got, _, err := jsontext.Repair([]byte(tt.given), tt.maxDepth)
+			var re *jsontext.RepairError
 			if !errors.As(err, &re) {
 				t.Fatalf("Repair() = %s, %v; want a *RepairError", got, err)
 			}
@@ -344,7 +344,7 @@ func TestRepair_adversarial(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			out, _, err := handlers.Repair(tt.given, 0)
+			out, _, err := jsontext.Repair(tt.given, 0)
 			if err == nil && !json.Valid(out) {
 				t.Fatalf("Repair() returned invalid JSON (%d bytes)", len(out))
 			}
@@ -358,7 +358,7 @@ func TestRepair_adversarial(t *testing.T) {
 }
 
 func ExampleRepair() {
-	out, repairs, err := handlers.Repair([]byte("{summary: 'LGTM', approval: \"approve\",}"), 0)
+	out, repairs, err := jsontext.Repair([]byte("{summary: 'LGTM', approval: \"approve\",}"), 0)
 	if err != nil {
 		fmt.Println(err)
 		return

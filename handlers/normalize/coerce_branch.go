@@ -1,4 +1,4 @@
-package handlers
+package normalize
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/jsonx"
 )
 
 // branchJudgeBudget bounds the schema nodes judged by one Normalize call
@@ -85,7 +86,7 @@ func (n *normalizer) coerceBranches(v any, s schemaSet, path string) any {
 		if accepted != 1 || n.judgeRest(to, s, owner, kw) != accepts {
 			continue
 		}
-		if !slices.ContainsFunc(found, func(r result) bool { return jsonEqual(r.to, to) }) {
+		if !slices.ContainsFunc(found, func(r result) bool { return jsonx.Equal(r.to, to) }) {
 			found = append(found, result{to, detail})
 		}
 	}
@@ -226,9 +227,9 @@ func (n *normalizer) judgeKeyword(v any, node map[string]any, kw string, val any
 		if !ok {
 			return unsure
 		}
-		return boolVerdict(slices.ContainsFunc(list, func(m any) bool { return jsonEqual(m, v) }))
+		return boolVerdict(slices.ContainsFunc(list, func(m any) bool { return jsonx.Equal(m, v) }))
 	case "const":
-		return boolVerdict(jsonEqual(val, v))
+		return boolVerdict(jsonx.Equal(val, v))
 	case "allOf", "anyOf", "oneOf":
 		return n.judgeCombinator(v, kw, val)
 	case "not":
@@ -369,7 +370,7 @@ func judgeNumber(v any, kw string, val any) verdict {
 		return unsure // a draft-04 boolean exclusive bound, or out of range
 	}
 	if x == lim {
-		if canonNumber(shortJSON(v)) != canonNumber(shortJSON(val)) {
+		if !jsonx.Equal(v, val) {
 			return unsure // equal as floats only
 		}
 		return boolVerdict(kw == "minimum" || kw == "maximum")
@@ -552,75 +553,4 @@ func (n *normalizer) judgeObject(obj map[string]any, node map[string]any, kw str
 		return accepts // a keyword of another type
 	}
 	return unsure
-}
-
-// jsonEqual reports whether two decoded JSON values are equal, numbers by
-// value.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case json.Number, float64:
-		if _, ok := numberValue(b); !ok {
-			if _, isNum := b.(json.Number); !isNum {
-				return false
-			}
-		}
-		ca, cb := canonNumber(shortJSON(a)), canonNumber(shortJSON(b))
-		return ca != "" && ca == cb
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// canonNumber writes JSON number text t as sign, significant digits and
-// exponent, so that equal numbers have equal text ("" when t is not a
-// number).
-func canonNumber(t string) string {
-	if !json.Valid([]byte(t)) || t == "" || (t[0] != '-' && (t[0] < '0' || t[0] > '9')) {
-		return ""
-	}
-	neg, digits, exp, ok := splitNumber(t)
-	if !ok {
-		return ""
-	}
-	trimmed := strings.TrimLeft(digits, "0")
-	if trimmed == "" {
-		return "0"
-	}
-	end := len(strings.TrimRight(trimmed, "0"))
-	exp += len(trimmed) - end
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	return sign + trimmed[:end] + "e" + strconv.Itoa(exp)
 }

@@ -1,4 +1,4 @@
-package handlers
+package jsontext
 
 import (
 	"bytes"
@@ -13,6 +13,10 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 )
+
+// DefaultMaxDepth is how deeply a document may nest before it is a
+// violation at $ (keyword json).
+const DefaultMaxDepth = 256
 
 // maxCandidates bounds how many candidate documents Extract returns.
 const maxCandidates = 16
@@ -84,9 +88,10 @@ func rankOf(from string, start int) int64 {
 // or [ and its first bracket closes at its end or never), at once, and on
 // the other blocks that looked like JSON but did not parse (balanced spans
 // of the prose, a document cut short in the prose, the content of a JSON
-// string), only when nothing at all parsed. Check also tries those when no
-// strict candidate validates. A payload that is valid JSON never pays for
-// any of it.
+// string), only when nothing at all parsed; ExtractAll repairs those too
+// whenever a block did not parse, for the pipeline to try when no strict
+// candidate validates. A payload that is valid JSON never pays for any of
+// it.
 //
 // A fragment of a broken document is never a candidate: not the balanced
 // spans inside a document that never closes (at the start of a line, after
@@ -107,6 +112,24 @@ func Extract(payload []byte, maxDepth int) ([]Candidate, *contract.Violation) {
 	x, bad := extract(payload, maxDepth)
 	if bad != nil {
 		return nil, bad
+	}
+	slices.SortStableFunc(x.cands, func(a, b Candidate) int { return cmp.Compare(a.rank, b.rank) })
+	return x.cands, nil
+}
+
+// ExtractAll is Extract with the repair pass run whenever some block did
+// not parse, not only when nothing did: every candidate document of payload,
+// repaired ones included, in contract order. The pipeline takes the first
+// that validates, so a strict candidate that the schema rejects does not
+// hide a repaired one that it accepts; a payload that is valid JSON still
+// pays nothing for repair.
+func ExtractAll(payload []byte, maxDepth int) ([]Candidate, *contract.Violation) {
+	x, bad := extract(payload, maxDepth)
+	if bad != nil {
+		return nil, bad
+	}
+	if len(x.failed) > 0 {
+		x.repairPass()
 	}
 	slices.SortStableFunc(x.cands, func(a, b Candidate) int { return cmp.Compare(a.rank, b.rank) })
 	return x.cands, nil

@@ -1,4 +1,4 @@
-package handlers
+package normalize
 
 // jsonTypes is a set of JSON Schema type names, one bit each, so that the
 // type keywords met on every value of an output cost no allocation.

@@ -1,21 +1,23 @@
-package handlers_test
+package normalize_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/normalize"
+	"github.com/agentgate/agentgate/schemas"
 )
 
 func TestPrefixViolations(t *testing.T) {
 	t.Parallel()
 	s := prReviewSchema(t)
-	strip := handlers.CheckOptions{ExtraFields: "strip", Coerce: true}
-	reject := handlers.CheckOptions{ExtraFields: "reject", Coerce: true}
+	strip := normalize.Options{ExtraFields: "strip", Coerce: true}
+	reject := normalize.Options{ExtraFields: "reject", Coerce: true}
 	tests := []struct {
 		name  string
 		given string
-		opts  handlers.CheckOptions
+		opts  normalize.Options
 		want  string // "path keyword", "" for none
 	}{
 		{"nothing yet", ``, strip, ""},
@@ -39,7 +41,7 @@ func TestPrefixViolations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			vs := handlers.PrefixViolations([]byte(tt.given), s, tt.opts)
+			vs := normalize.PrefixViolations([]byte(tt.given), s.Doc, s, tt.opts)
 			var got []string
 			for _, v := range vs {
 				got = append(got, v.Path+" "+v.Keyword)
@@ -49,4 +51,19 @@ func TestPrefixViolations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// prReviewSchema is the bundled example's pr-review schema, compiled as
+// the gateway compiles it (its Resolve and Memo are the real ones).
+func prReviewSchema(t testing.TB) *schemas.Schema {
+	t.Helper()
+	reg, err := schemas.Load(filepath.Join("..", "..", "examples"))
+	if err != nil {
+		t.Fatalf("loading examples: %v", err)
+	}
+	s, ok := reg.Schema("https://agentgate.dev/schemas/pr-review/1.0.0")
+	if !ok {
+		t.Fatal("pr-review schema not found")
+	}
+	return s
 }

@@ -1,11 +1,11 @@
-package handlers_test
+package normalize_test
 
 import (
 	"reflect"
 	"sync"
 	"testing"
 
-	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/normalize"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -19,7 +19,7 @@ func (p plainResolver) Resolve(node map[string]any) map[string]any { return p.s.
 // none.
 func TestNormalize_memoIsTransparentAndSafe(t *testing.T) {
 	t.Parallel()
-	reg, err := schemas.Load("../examples")
+	reg, err := schemas.Load("../../examples")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,16 +30,16 @@ func TestNormalize_memoIsTransparentAndSafe(t *testing.T) {
 		`{"overview":"s","verdict":"comment","comments":[],"metrics":{"files_reviewed":"2","extra":true}}`,
 		`{"summary":"s","approval":"approve","comments":"not a list","odd key":null}`,
 	}
-	opts := handlers.NormalizeOptions{Coerce: true}
+	opts := normalize.Options{Coerce: true}
 	for _, d := range docs {
-		want, wantOps := handlers.Normalize(decodeTestDoc(t, d), s.Doc, plainResolver{s}, opts)
+		want, wantOps := normalize.Normalize(decodeTestDoc(t, d), s.Doc, plainResolver{s}, opts)
 		var wg sync.WaitGroup
 		for range 8 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for range 20 {
-					got, ops := handlers.Normalize(decodeTestDoc(t, d), s.Doc, s, opts)
+					got, ops := normalize.Normalize(decodeTestDoc(t, d), s.Doc, s, opts)
 					if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(ops, wantOps) {
 						t.Errorf("memoized normalize differs for %s:\n%v %v\nwant\n%v %v", d, got, ops, want, wantOps)
 						return

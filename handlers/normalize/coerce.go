@@ -1,15 +1,15 @@
-package handlers
+package normalize
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/internal/jsonx"
 )
 
 // maxCoercedText bounds the From and To of a coerce normalization.
@@ -18,10 +18,6 @@ const maxCoercedText = 64
 // maxIntegerZeros bounds the zeros an integer coercion writes out ("1e20"
 // becomes 100000000000000000000; "1e21" stays as written).
 const maxIntegerZeros = 20
-
-// maxExponent bounds the exponents read when deciding whether a number is
-// integral; beyond it the number is left alone.
-const maxExponent = 1_000_000_000
 
 // coerce converts v where the schema leaves exactly one reading (contract
 // section 3.1, op coerce). It reads first the conjunctive part of the
@@ -77,7 +73,7 @@ func (n *normalizer) conversion(v any, s schemaSet) (any, string, bool) {
 		}
 	}
 	if _, isArray := v.([]any); types.has(typeArray) && !isArray {
-		convs = append(convs, conversion{[]any{v}, jsonTypeName(v) + " to array"})
+		convs = append(convs, conversion{[]any{v}, jsonx.TypeName(v, jsonx.Number) + " to array"})
 	}
 	if len(convs) != 1 {
 		return nil, "", false
@@ -220,7 +216,7 @@ func typeAllows(types jsonTypes, v any) bool {
 		if types.has(typeNumber) {
 			return true
 		}
-		integral, ok := numberIntegral(string(x))
+		integral, ok := jsonx.Integral(string(x))
 		return !ok || (types.has(typeInteger) && integral)
 	case float64:
 		return types.has(typeNumber) || (types.has(typeInteger) && x == math.Trunc(x))
@@ -228,24 +224,6 @@ func typeAllows(types jsonTypes, v any) bool {
 		return types.has(typeNumber) || types.has(typeInteger)
 	default:
 		return true
-	}
-}
-
-// jsonTypeName names v's JSON type for a coercion's detail.
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	default:
-		return "number"
 	}
 }
 
@@ -283,46 +261,16 @@ func stringToBool(str string) (bool, bool) {
 	}
 }
 
-// splitNumber splits valid JSON number text t into value = ±digits × 10^exp.
-func splitNumber(t string) (neg bool, digits string, exp int, ok bool) {
-	neg = strings.HasPrefix(t, "-")
-	t = strings.TrimPrefix(t, "-")
-	mant := t
-	if i := strings.IndexAny(t, "eE"); i >= 0 {
-		mant = t[:i]
-		e, err := strconv.Atoi(t[i+1:])
-		if err != nil || e > maxExponent || e < -maxExponent {
-			return false, "", 0, false
-		}
-		exp = e
-	}
-	intPart, frac, _ := strings.Cut(mant, ".")
-	return neg, intPart + frac, exp - len(frac), true
-}
-
-// numberIntegral reports whether JSON number text t has no fractional part.
-func numberIntegral(t string) (integral, ok bool) {
-	_, digits, exp, ok := splitNumber(t)
-	if !ok {
-		return false, false
-	}
-	if exp >= 0 {
-		return true, true
-	}
-	cut := max(len(digits)+exp, 0)
-	return strings.Trim(digits[cut:], "0") == "", true
-}
-
 // integerText writes integral JSON number text t as an integer: "42.0" and
 // "4.2e1" become "42". Text already in that form is returned as is.
 func integerText(t string) (string, bool) {
 	if !strings.ContainsAny(t, ".eE") {
 		return t, true
 	}
-	if integral, ok := numberIntegral(t); !ok || !integral {
+	if integral, ok := jsonx.Integral(t); !ok || !integral {
 		return "", false
 	}
-	neg, digits, exp, _ := splitNumber(t)
+	neg, digits, exp, _ := jsonx.SplitNumber(t)
 	switch {
 	case exp > maxIntegerZeros:
 		return t, true // integral, but too long to write out

@@ -1,4 +1,4 @@
-package handlers_test
+package jsontext_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/jsontext"
 )
 
 // extracted is a candidate as the tests state it: the document as JSON text
@@ -156,7 +156,7 @@ func TestExtract_contractOrder(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, bad := handlers.Extract([]byte(tt.given), 0)
+			got, bad := jsontext.Extract([]byte(tt.given), 0)
 			if len(tt.want) == 0 {
 				if bad == nil {
 					t.Fatalf("Extract() = %d candidates, want a violation", len(got))
@@ -189,7 +189,7 @@ func TestExtract_contractOrder(t *testing.T) {
 
 func TestExtract_usesNumbers(t *testing.T) {
 	t.Parallel()
-	got, bad := handlers.Extract([]byte(`{"n": 12345678901234567890}`), 0)
+	got, bad := jsontext.Extract([]byte(`{"n": 12345678901234567890}`), 0)
 	if bad != nil {
 		t.Fatal(bad.Message)
 	}
@@ -221,7 +221,7 @@ func TestExtract_violations(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, bad := handlers.Extract([]byte(tt.given), tt.maxDepth)
+			got, bad := jsontext.Extract([]byte(tt.given), tt.maxDepth)
 			if tt.want == "" {
 				// The string itself is the candidate; its content is too deep to add.
 				if bad != nil || len(got) != 1 {
@@ -242,7 +242,7 @@ func TestExtract_violations(t *testing.T) {
 func TestExtract_depthLimitIsInclusive(t *testing.T) {
 	t.Parallel()
 	given := strings.Repeat("[", 256) + strings.Repeat("]", 256)
-	if _, bad := handlers.Extract([]byte(given), 0); bad != nil {
+	if _, bad := jsontext.Extract([]byte(given), 0); bad != nil {
 		t.Fatalf("256 levels: %s, want accepted", bad.Message)
 	}
 }
@@ -283,7 +283,7 @@ func TestExtract_adversarial(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, bad := handlers.Extract(tt.given, 0)
+			got, bad := jsontext.Extract(tt.given, 0)
 			switch {
 			case tt.want == "" && bad != nil:
 				t.Fatalf("violation %q, want candidates", bad.Message)
@@ -300,7 +300,7 @@ func TestExtract_adversarial(t *testing.T) {
 
 func ExampleExtract() {
 	payload := []byte("Here is the review:\n```json\n{\"summary\": \"LGTM\", \"approval\": \"approve\"}\n```")
-	cands, bad := handlers.Extract(payload, 0)
+	cands, bad := jsontext.Extract(payload, 0)
 	if bad != nil {
 		fmt.Println(bad.Message)
 		return
@@ -323,7 +323,7 @@ func compactJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-func describeCandidates(cs []handlers.Candidate) string {
+func describeCandidates(cs []jsontext.Candidate) string {
 	var b strings.Builder
 	for _, c := range cs {
 		doc, _ := json.Marshal(c.Doc)
@@ -363,7 +363,7 @@ func TestExtract_truncatedDocumentInProse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, bad := handlers.Extract([]byte(tt.given), 0)
+			got, bad := jsontext.Extract([]byte(tt.given), 0)
 			if bad != nil {
 				t.Fatal(bad.Message)
 			}

@@ -1,4 +1,4 @@
-package handlers
+package normalize
 
 import (
 	"bytes"
@@ -8,17 +8,18 @@ import (
 	"strings"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/schemas"
 )
 
-// PrefixViolations judges the beginning of a streamed output loosely
-// (contract section 8): it returns what makes the output unable to become
-// valid whatever follows — a root of the wrong type, a member a closed
+// PrefixViolations judges prefix, the beginning of a streamed output,
+// against schema loosely (contract section 8), following its $refs through
+// r (which may memoize what is derived from the schema, as schemas.Schema
+// does): it returns what makes the output unable to become valid whatever
+// follows — a root of the wrong type, a member a closed
 // object forbids (with extra_fields "reject"; stripped members do no harm),
 // a finished string outside its enum — and nil while the output may still
 // become valid or cannot be judged yet (prose before the JSON, a syntax
 // error that repair may mend). It is pure and bounded by the prefix.
-func PrefixViolations(prefix []byte, s *schemas.Schema, opts CheckOptions) []contract.Violation {
+func PrefixViolations(prefix []byte, schema map[string]any, r Resolver, opts Options) []contract.Violation {
 	body := bytes.TrimSpace(prefix)
 	if bytes.HasPrefix(body, []byte("```")) || bytes.HasPrefix(body, []byte("~~~")) {
 		nl := bytes.IndexByte(body, '\n')
@@ -30,9 +31,8 @@ func PrefixViolations(prefix []byte, s *schemas.Schema, opts CheckOptions) []con
 	if len(body) == 0 || (body[0] != '{' && body[0] != '[') {
 		return nil
 	}
-	n := &normalizer{resolver: s, opts: NormalizeOptions{ExtraFields: opts.ExtraFields, Coerce: opts.Coerce}, judgeBudget: branchJudgeBudget}
-	n.memo = s.Memo()
-	root := n.flatten(s.Doc)
+	n := newNormalizer(r, opts)
+	root := n.flatten(schema)
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	// The opening bracket and the token after it must parse before the

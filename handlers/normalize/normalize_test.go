@@ -1,20 +1,19 @@
-package handlers_test
+package normalize_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/agentgate/agentgate/contract"
-	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/handlers/normalize"
 )
 
 // normCase is one Normalize table case: a schema and a document as JSON
@@ -23,12 +22,12 @@ type normCase struct {
 	name   string
 	schema string
 	given  string
-	opts   handlers.NormalizeOptions
+	opts   normalize.Options
 	want   string
 	ops    []contract.Normalization
 }
 
-var stripAndCoerce = handlers.NormalizeOptions{ExtraFields: "strip", Coerce: true}
+var stripAndCoerce = normalize.Options{ExtraFields: "strip", Coerce: true}
 
 func opRename(path, from, to string) contract.Normalization {
 	return contract.Normalization{Op: contract.OpRename, Path: path, From: from, To: to}
@@ -138,7 +137,7 @@ var stripCases = []normCase{
 	{
 		name:   "reject leaves extras for validation",
 		schema: commentsSchema,
-		opts:   handlers.NormalizeOptions{ExtraFields: "reject", Coerce: true},
+		opts:   normalize.Options{ExtraFields: "reject", Coerce: true},
 		given:  `{"note": 1, "review_comments": [{"file": "a.go", "trigger_pattern": "x"}]}`,
 		want:   `{"note": 1, "comments": [{"file": "a.go", "trigger_pattern": "x"}]}`,
 		ops:    []contract.Normalization{opRename("$", "review_comments", "comments")},
@@ -253,7 +252,7 @@ func runNormCases(t *testing.T, cases []normCase) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			schema := decodeTestSchema(t, tt.schema)
-			doc, ops := handlers.Normalize(decodeTestDoc(t, tt.given), schema, localRefs{root: schema}, tt.opts)
+			doc, ops := normalize.Normalize(decodeTestDoc(t, tt.given), schema, localRefs{root: schema}, tt.opts)
 			if got, want := compactJSON(t, doc), compactJSON(t, decodeTestDoc(t, tt.want)); got != want {
 				t.Errorf("doc = %s, want %s", got, want)
 			}
@@ -272,36 +271,37 @@ func TestNormalize_idempotent(t *testing.T) {
 		name   string
 		schema map[string]any
 		doc    any
-		opts   handlers.NormalizeOptions
+		opts   normalize.Options
 	}
 	var inputs []input
 	for _, set := range [][]normCase{aliasCases, stripCases, coerceCases} {
 		for _, c := range set {
-			for _, opts := range []handlers.NormalizeOptions{c.opts, stripAndCoerce, {ExtraFields: "reject"}} {
+			for _, opts := range []normalize.Options{c.opts, stripAndCoerce, {ExtraFields: "reject"}} {
 				inputs = append(inputs, input{c.name, decodeTestSchema(t, c.schema), decodeTestDoc(t, c.given), opts})
 			}
 		}
 	}
-	for _, f := range outputFixtures {
-		schema := loadExampleSchema(t, f.schema)
-		cands, _ := handlers.Extract(readOutputFixture(t, f.file), 0)
+	for _, f := range outputFixtureFiles(t) {
+		folder, _, _ := strings.Cut(f, "/")
+		schema := loadExampleSchema(t, fixtureSchemas[folder])
+		cands, _ := jsontext.Extract(readOutputFixture(t, f), 0)
 		for i, c := range cands {
-			inputs = append(inputs, input{fmt.Sprintf("%s#%d", f.file, i), schema, c.Doc, stripAndCoerce})
+			inputs = append(inputs, input{fmt.Sprintf("%s#%d", f, i), schema, c.Doc, stripAndCoerce})
 		}
 	}
 	for _, in := range inputs {
 		t.Run(in.name, func(t *testing.T) {
 			t.Parallel()
 			r := localRefs{root: in.schema}
-			once, onceOps := handlers.Normalize(in.doc, in.schema, r, in.opts)
+			once, onceOps := normalize.Normalize(in.doc, in.schema, r, in.opts)
 			// The first pass, which returns a conforming document as is,
 			// changes no result.
-			copied, copiedOps := handlers.NormalizeCopy(in.doc, in.schema, r, in.opts)
+			copied, copiedOps := normalize.NormalizeCopy(in.doc, in.schema, r, in.opts)
 			if !slices.Equal(onceOps, copiedOps) || compactJSON(t, once) != compactJSON(t, copied) {
 				t.Errorf("Normalize = %s\n%s\nwithout its first pass %s\n%s", compactJSON(t, once), formatNormalizations(onceOps),
 					compactJSON(t, copied), formatNormalizations(copiedOps))
 			}
-			twice, ops := handlers.Normalize(once, in.schema, r, in.opts)
+			twice, ops := normalize.Normalize(once, in.schema, r, in.opts)
 			if len(ops) != 0 {
 				t.Errorf("second pass changed:\n%s", formatNormalizations(ops))
 			}
@@ -318,12 +318,12 @@ func TestNormalize_idempotent(t *testing.T) {
 func TestNormalize_doesNotMutate(t *testing.T) {
 	t.Parallel()
 	schema := loadExampleSchema(t, "pr-review")
-	cands, bad := handlers.Extract(readOutputFixture(t, "pr-reviewer/drifted_fence.md"), 0)
+	cands, bad := jsontext.Extract(readOutputFixture(t, "pr-reviewer/drifted_fence.md"), 0)
 	if bad != nil {
 		t.Fatal(bad.Message)
 	}
 	before := compactJSON(t, cands[0].Doc)
-	out, ops := handlers.Normalize(cands[0].Doc, schema, localRefs{root: schema}, stripAndCoerce)
+	out, ops := normalize.Normalize(cands[0].Doc, schema, localRefs{root: schema}, stripAndCoerce)
 	if len(ops) == 0 {
 		t.Fatal("fixture needs normalizing")
 	}
@@ -340,245 +340,9 @@ func TestNormalize_doesNotMutate(t *testing.T) {
 func TestNormalize_noSchema(t *testing.T) {
 	t.Parallel()
 	given := decodeTestDoc(t, `{"a": ["1", null]}`)
-	doc, ops := handlers.Normalize(given, nil, nil, stripAndCoerce)
+	doc, ops := normalize.Normalize(given, nil, nil, stripAndCoerce)
 	if ops == nil || len(ops) != 0 || compactJSON(t, doc) != `{"a":["1",null]}` {
 		t.Errorf("Normalize(no schema) = %s, %v; want the doc unchanged and []", compactJSON(t, doc), ops)
-	}
-}
-
-// outputFixture is a raw agent output under testdata/outputs, the example
-// schema it answers, and the normalizations of its first candidate; the
-// normalized document is in the file's .golden.json.
-type outputFixture struct {
-	file   string
-	schema string
-	ops    []contract.Normalization // nil with wantViolation
-	// candidates is how many candidates Extract finds.
-	candidates    int
-	wantViolation string
-}
-
-func opExtract(from string) contract.Normalization {
-	return contract.Normalization{Op: contract.OpExtract, Path: "$", Detail: from}
-}
-
-var outputFixtures = []outputFixture{
-	{file: "pr-reviewer/valid.json", schema: "pr-review", candidates: 1},
-	{
-		file: "pr-reviewer/drifted_fence.md", schema: "pr-review", candidates: 1,
-		ops: []contract.Normalization{
-			opExtract("code fence"),
-			opRename("$", "review_comments", "comments"),
-			opCoerce("$.approval", `"Request_Changes"`, `"request_changes"`, "string to enum value"),
-			opRename("$.comments[0]", "body", "message"),
-			opRename("$.comments[0]", "path", "file"),
-			opCoerce("$.comments[0].line", `"42"`, `42`, "string to integer"),
-			opCoerce("$.comments[0].severity", `"Concern"`, `"concern"`, "string to enum value"),
-			opStrip("$.comments[0].trigger_pattern"),
-			opRename("$.comments[1]", "level", "severity"),
-			opRename("$.comments[1]", "line_number", "line"),
-			opDrop("$.comments[1]", "text", "message"),
-			opCoerce("$.comments[1].severity", `" blocker "`, `"blocker"`, "string to enum value"),
-			opStrip("$.confidence"),
-			opCoerce("$.metrics.files_reviewed", `"3"`, `3`, "string to integer"),
-		},
-	},
-	{
-		file: "pr-reviewer/drifted_prose.txt", schema: "pr-review", candidates: 1,
-		ops: []contract.Normalization{
-			opExtract("surrounding text"),
-			opRename("$", "decision", "approval"),
-			opRename("$", "overview", "summary"),
-			opCoerce("$.comments", `{"comment":"Add a test for the last page.","filename":"api/li...`, `[{"comment":"Add a test for the last page.","filename":"api/l...`, "object to array"),
-			opRename("$.comments[0]", "comment", "message"),
-			opRename("$.comments[0]", "filename", "file"),
-			opRename("$.comments[0]", "lineno", "line"),
-			opRename("$.comments[0]", "priority", "severity"),
-			{Op: contract.OpCoerce, Path: "$.metrics", From: "null", Detail: "null in optional member removed"},
-		},
-	},
-	{file: "pr-reviewer/invalid.txt", schema: "pr-review", candidates: 1},
-	{file: "pr-reviewer/two_blocks.txt", schema: "pr-review", candidates: 2, ops: []contract.Normalization{opExtract("surrounding text")}},
-	{file: "code-analyzer/valid_fence.md", schema: "code-analysis", candidates: 1, ops: []contract.Normalization{opExtract("code fence")}},
-	{
-		file: "code-analyzer/drifted_string.json", schema: "code-analysis", candidates: 2,
-		// The first candidate is the string itself: nothing to normalize.
-	},
-	{file: "code-analyzer/invalid.json", schema: "code-analysis", candidates: 1},
-	{file: "tripwire-candidates/valid.json", schema: "tripwire-candidates", candidates: 1},
-	{
-		file: "tripwire-candidates/drifted.json", schema: "tripwire-candidates", candidates: 1,
-		ops: []contract.Normalization{
-			opRename("$", "tripwire_candidates", "candidates"),
-			opRename("$.candidates[0]", "description", "warning"),
-			opRename("$.candidates[0]", "title", "action"),
-			opStrip("$.candidates[0].severity"),
-			opStrip("$.candidates[0].trigger_pattern"),
-			opDrop("$.candidates[1]", "name", "action"),
-			opRename("$.candidates[1]", "title", "action"),
-			{Op: contract.OpCoerce, Path: "$.candidates[1].target_doc_path", From: "null", Detail: "null in optional member removed"},
-		},
-	},
-	{file: "tripwire-candidates/no_json.txt", schema: "tripwire-candidates", wantViolation: "no JSON document found"},
-}
-
-// TestNormalize_fixtures runs extraction and normalization on realistic raw
-// outputs against the bundled example schemas. Every candidate's normalized
-// document is compared with the fixture's .golden.json (an array, one
-// entry per candidate).
-func TestNormalize_fixtures(t *testing.T) {
-	t.Parallel()
-	for _, f := range outputFixtures {
-		t.Run(f.file, func(t *testing.T) {
-			t.Parallel()
-			schema := loadExampleSchema(t, f.schema)
-			cands, bad := handlers.Extract(readOutputFixture(t, f.file), 0)
-			if f.wantViolation != "" {
-				if bad == nil || !strings.Contains(bad.Message, f.wantViolation) {
-					t.Fatalf("Extract() violation = %+v, want %q", bad, f.wantViolation)
-				}
-				return
-			}
-			if bad != nil {
-				t.Fatal(bad.Message)
-			}
-			if len(cands) != f.candidates {
-				t.Fatalf("Extract() = %d candidates, want %d:%s", len(cands), f.candidates, describeCandidates(cands))
-			}
-			var docs []any
-			for i, c := range cands {
-				doc, ops := handlers.Normalize(c.Doc, schema, localRefs{root: schema}, stripAndCoerce)
-				docs = append(docs, doc)
-				if i == 0 {
-					all := append(slices.Clone(c.Normalizations), ops...)
-					if !slices.Equal(all, f.ops) {
-						t.Errorf("normalizations =\n%s\nwant\n%s", formatNormalizations(all), formatNormalizations(f.ops))
-					}
-				}
-			}
-			golden := filepath.Join("testdata", "outputs", strings.TrimSuffix(f.file, filepath.Ext(f.file))+".golden.json")
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("reading golden: %v", err)
-			}
-			if got, want := compactJSON(t, docs), compactJSON(t, decodeTestDoc(t, string(want))); got != want {
-				t.Errorf("normalized docs =\n%s\nwant (%s)\n%s", got, golden, want)
-			}
-		})
-	}
-}
-
-// TestNormalize_driftedStringContent checks the second candidate of the
-// double-encoded fixture, the one the pipeline would pick.
-func TestNormalize_driftedStringContent(t *testing.T) {
-	t.Parallel()
-	schema := loadExampleSchema(t, "code-analysis")
-	cands, bad := handlers.Extract(readOutputFixture(t, "code-analyzer/drifted_string.json"), 0)
-	if bad != nil || len(cands) != 2 {
-		t.Fatalf("Extract() = %d candidates, %+v", len(cands), bad)
-	}
-	_, ops := handlers.Normalize(cands[1].Doc, schema, localRefs{root: schema}, stripAndCoerce)
-	all := append(slices.Clone(cands[1].Normalizations), ops...)
-	want := []contract.Normalization{
-		opExtract("json string"),
-		opRename("$", "files_scanned", "files_analyzed"),
-		opRename("$", "findings", "issues"),
-		opCoerce("$.files_analyzed", `"12"`, `12`, "string to integer"),
-		opRename("$.issues[0]", "description", "message"),
-		opRename("$.issues[0]", "fix", "suggestion"),
-		opRename("$.issues[0]", "lineno", "line"),
-		opRename("$.issues[0]", "path", "file"),
-		opRename("$.issues[0]", "type", "category"),
-		opCoerce("$.issues[0].category", `"Security"`, `"security"`, "string to enum value"),
-		opStrip("$.issues[0].confidence"),
-		opCoerce("$.issues[0].line", `"88"`, `88`, "string to integer"),
-		opCoerce("$.issues[0].severity", `"HIGH"`, `"high"`, "string to enum value"),
-		{Op: contract.OpCoerce, Path: "$.issues[1].suggestion", From: "null", Detail: "null in optional member removed"},
-	}
-	if !slices.Equal(all, want) {
-		t.Errorf("normalizations =\n%s\nwant\n%s", formatNormalizations(all), formatNormalizations(want))
-	}
-}
-
-var semverID = regexp.MustCompile(`^https://[^/]+/.+/(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`)
-
-// TestExampleConfig checks the bundled configuration against contract
-// section 5: schemas with an absolute semver $id, a title, a description and
-// the 2020-12 dialect; blueprints naming a bundled schema.
-func TestExampleConfig(t *testing.T) {
-	t.Parallel()
-	files, err := filepath.Glob(filepath.Join("..", "examples", "schemas", "*.schema.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no example schemas: %v", err)
-	}
-	ids := map[string]bool{}
-	for _, f := range files {
-		s := decodeTestSchema(t, string(readTestFile(t, f)))
-		id, _ := s["$id"].(string)
-		if !semverID.MatchString(id) {
-			t.Errorf("%s: $id %q is not absolute with a semver last segment", f, id)
-		}
-		for _, kw := range []string{"title", "description"} {
-			if v, _ := s[kw].(string); v == "" {
-				t.Errorf("%s: no %s", f, kw)
-			}
-		}
-		if s["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
-			t.Errorf("%s: $schema = %v, want 2020-12", f, s["$schema"])
-		}
-		ids[id] = true
-	}
-	// JSON Type Definition schemas (contract section 5), named by metadata.id.
-	jtds, _ := filepath.Glob(filepath.Join("..", "examples", "schemas", "*.jtd.json"))
-	for _, f := range jtds {
-		var s struct {
-			Metadata struct {
-				ID, Title, Description string
-			}
-		}
-		if err := json.Unmarshal(readTestFile(t, f), &s); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if !semverID.MatchString(s.Metadata.ID) || s.Metadata.Title == "" || s.Metadata.Description == "" {
-			t.Errorf("%s: want metadata.id with a semver, a title and a description", f)
-		}
-		ids[s.Metadata.ID] = true
-	}
-	agents, _ := filepath.Glob(filepath.Join("..", "examples", "agents", "*.json"))
-	if len(agents) != 5 {
-		t.Errorf("%d example agents, want 5", len(agents))
-	}
-	for _, f := range agents {
-		var bp struct {
-			Name         string `json:"name"`
-			Description  string `json:"description"`
-			OutputSchema string `json:"output_schema"`
-			MaxRetries   *int   `json:"max_retries"`
-			ExtraFields  string `json:"extra_fields"`
-			Coerce       *bool  `json:"coerce"`
-			SystemPrompt string `json:"system_prompt"`
-			// Section 9: a tool_or_answer agent has tools, no output_schema.
-			Reply string                     `json:"reply"`
-			Tools map[string]json.RawMessage `json:"tools"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(readTestFile(t, f)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&bp); err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
-		switch {
-		case bp.Name+".json" != filepath.Base(f):
-			t.Errorf("%s: name %q does not match the file", f, bp.Name)
-		case bp.Reply == "tool_or_answer" && (bp.OutputSchema != "" || len(bp.Tools) == 0):
-			t.Errorf("%s: a tool_or_answer agent has tools and no output_schema", f)
-		case bp.Reply == "" && !ids[bp.OutputSchema]:
-			t.Errorf("%s: output_schema %q is not a bundled schema", f, bp.OutputSchema)
-		case bp.Description == "" || bp.SystemPrompt == "":
-			t.Errorf("%s: description and system_prompt are expected", f)
-		case bp.MaxRetries == nil || *bp.MaxRetries != 1 || bp.ExtraFields != "strip" || bp.Coerce == nil || !*bp.Coerce:
-			t.Errorf("%s: want max_retries 1, extra_fields strip, coerce true", f)
-		}
 	}
 }
 
@@ -592,7 +356,7 @@ func ExampleNormalize() {
 		}
 	}`), &schema)
 	doc := map[string]any{"tripwire_candidates": []any{}, "count": "2", "trigger_pattern": "x"}
-	out, ops := handlers.Normalize(doc, schema, nil, handlers.NormalizeOptions{Coerce: true})
+	out, ops := normalize.Normalize(doc, schema, nil, normalize.Options{Coerce: true})
 	b, _ := json.Marshal(out)
 	fmt.Println(string(b))
 	for _, op := range ops {
@@ -666,12 +430,40 @@ func decodeTestDoc(t *testing.T, text string) any {
 
 func loadExampleSchema(t *testing.T, name string) map[string]any {
 	t.Helper()
-	return decodeTestSchema(t, string(readTestFile(t, filepath.Join("..", "examples", "schemas", name+".schema.json"))))
+	return decodeTestSchema(t, string(readTestFile(t, filepath.Join("..", "..", "examples", "schemas", name+".schema.json"))))
+}
+
+// fixtureSchemas names the example schema the raw outputs of each folder
+// of ../testdata/outputs answer (the pipeline's fixtures, shared).
+var fixtureSchemas = map[string]string{
+	"pr-reviewer":         "pr-review",
+	"code-analyzer":       "code-analysis",
+	"tripwire-candidates": "tripwire-candidates",
+}
+
+// outputFixtureFiles lists the raw outputs of ../testdata/outputs (golden
+// files left out), relative to it.
+func outputFixtureFiles(t testing.TB) []string {
+	t.Helper()
+	dir := filepath.Join("..", "testdata", "outputs")
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no output fixtures in %s: %v", dir, err)
+	}
+	var out []string
+	for _, f := range files {
+		if strings.HasSuffix(f, ".golden.json") {
+			continue
+		}
+		rel, _ := filepath.Rel(dir, f)
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
 }
 
 func readOutputFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	return readTestFile(t, filepath.Join("testdata", "outputs", name))
+	return readTestFile(t, filepath.Join("..", "testdata", "outputs", name))
 }
 
 func readTestFile(t testing.TB, path string) []byte {
@@ -704,8 +496,8 @@ func TestNormalize_nilContainers(t *testing.T) {
 	t.Parallel()
 	schema := decodeTestSchema(t, `{"type": "object"}`)
 	for _, doc := range []any{map[string]any(nil), []any(nil), map[string]any{"a": []any(nil)}} {
-		got, _ := handlers.Normalize(doc, schema, localRefs{root: schema}, stripAndCoerce)
-		want, _ := handlers.NormalizeCopy(doc, schema, localRefs{root: schema}, stripAndCoerce)
+		got, _ := normalize.Normalize(doc, schema, localRefs{root: schema}, stripAndCoerce)
+		want, _ := normalize.NormalizeCopy(doc, schema, localRefs{root: schema}, stripAndCoerce)
 		if a, b := compactJSON(t, got), compactJSON(t, want); a != b {
 			t.Errorf("Normalize(%#v) = %s, the copy %s", doc, a, b)
 		}
