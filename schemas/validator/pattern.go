@@ -1,4 +1,4 @@
-package schemas
+package validator
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 )
 
 // PatternMatchTimeout bounds one match of a pattern that runs on the
-// ECMA-262 engine (see [Registry]): a match that takes longer fails, so a
+// ECMA-262 engine (see correct): a match that takes longer fails, so a
 // pattern with catastrophic backtracking cannot stall the gateway.
 const PatternMatchTimeout = 100 * time.Millisecond
 
