@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/jsonx"
+	"github.com/agentgate/agentgate/schemas/validator"
 )
 
 // aliasesKeyword is the schema annotation listing a property's aliases
@@ -20,7 +21,7 @@ const aliasesKeyword = "x-aliases"
 // not be one of those names, and must not be claimed twice.
 func checkAliases(doc any) []error {
 	var errs []error
-	walkSchema(doc, "$", func(node map[string]any, path, via string) bool {
+	validator.WalkSchema(doc, "$", func(node map[string]any, path, via string) bool {
 		props := mergedProperties(node, path, via)
 		if props == nil {
 			return true

@@ -14,10 +14,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/kaptinlin/jsonschema"
-
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/jsonx"
+	"github.com/agentgate/agentgate/schemas/validator"
 )
 
 // semverRE is the regular expression semver.org gives for SemVer 2.0.0.
@@ -25,8 +24,11 @@ var semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
 	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
 	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
 
-// maxMetaViolations bounds the meta-schema violations quoted in an error.
-const maxMetaViolations = 5
+// PatternMatchTimeout bounds one match of a pattern that runs on the
+// ECMA-262 engine (see [Registry]): a match that takes longer fails, so a
+// pattern with catastrophic backtracking cannot stall the gateway. It is
+// the validator's (package validator).
+const PatternMatchTimeout = validator.PatternMatchTimeout
 
 // schemaFile loads, checks and compiles one schema file. It returns nil
 // (after recording why) when the file is not usable.
@@ -64,14 +66,6 @@ func (l *loader) schemaFile(p string) *Schema {
 	return s
 }
 
-// source is a checked schema document as the validator compiles it: the
-// corrected text (see correct) and the formats the corrections use, which
-// must be registered on every compiler that compiles it.
-type source struct {
-	raw     []byte
-	formats map[string]*jsonschema.FormatDef
-}
-
 // define checks a schema file's doc (or a JTD file's translation) and
 // registers it in the registry under id, uncompiled: compileFiles compiles
 // every file once all are defined, so that files may $ref each other
@@ -88,20 +82,19 @@ func (l *loader) define(raw []byte, doc map[string]any, id, source string) (*Sch
 
 // compileFiles compiles every defined schema file, in the order of their
 // file names, with the registry's compiler, which loads the files a $ref
-// reaches from l.sources (see serveRegistry). A file that does not
+// reaches from l.sources (see validator.Compiler.Serve). A file that does not
 // compile (an unresolved $ref, say) is reported and left out of the
 // registry.
 func (l *loader) compileFiles() {
-	l.serveRegistry(l.reg.compiler, nil)
+	l.reg.compiler.Serve(l.sources, nil)
 	var files []*Schema
 	for id := range l.sources {
 		files = append(files, l.reg.schemas[id])
 	}
 	slices.SortFunc(files, func(a, b *Schema) int { return cmp.Compare(a.Source, b.Source) })
 	for _, s := range files {
-		compiled, err := l.reg.compiler.Schema(s.ID)
+		compiled, err := l.reg.compiler.CompileID(s.ID)
 		if err != nil {
-			err = compileError(err)
 			if s.jtd != nil {
 				err = fmt.Errorf("%w: its JSON Schema translation: %w", ErrJTD, err)
 			}
@@ -118,7 +111,7 @@ func (l *loader) compileFiles() {
 // object or a boolean. An inline schema that declares its own $id is
 // compiled by a compiler of its own (see loader.inlineCompiler), keyed
 // there by that $id.
-func (l *loader) compile(c *jsonschema.Compiler, raw []byte, doc any, id, source string) (*Schema, error) {
+func (l *loader) compile(c *validator.Compiler, raw []byte, doc any, id, source string) (*Schema, error) {
 	obj, _ := doc.(map[string]any)
 	compileID := id
 	declared, _ := obj["$id"].(string)
@@ -129,7 +122,7 @@ func (l *loader) compile(c *jsonschema.Compiler, raw []byte, doc any, id, source
 	if err != nil {
 		return nil, err
 	}
-	if s.compiled, err = src.compile(c, compileID); err != nil {
+	if s.compiled, err = c.Compile(src, compileID); err != nil {
 		return nil, err
 	}
 	if compileID == "" {
@@ -141,7 +134,7 @@ func (l *loader) compile(c *jsonschema.Compiler, raw []byte, doc any, id, source
 
 // newSchema checks doc (see checkDoc) and returns its Schema, not yet
 // compiled nor registered, with the source to compile.
-func (l *loader) newSchema(raw []byte, doc any, id, source string) (*Schema, *source, error) {
+func (l *loader) newSchema(raw []byte, doc any, id, source string) (*Schema, *validator.Source, error) {
 	if _, dup := l.reg.schemas[id]; dup {
 		return nil, nil, fmt.Errorf("%w: %q is already registered", ErrDuplicateID, id)
 	}
@@ -167,85 +160,25 @@ func (l *loader) newSchema(raw []byte, doc any, id, source string) (*Schema, *so
 
 // checkDoc is the check every schema takes, whether a schema file, an
 // inline blueprint schema or a test of the JSON Schema test suite: the
-// draft, the meta-schema (with c), then the corrections of the
-// validator's defects (see correct). doc is raw decoded: an object, or a
-// boolean for the test suite. It returns the draft and the source to
+// draft, then the validator's check with c (the meta-schema, the
+// corrections of the validator's defects). doc is raw decoded: an object,
+// or a boolean for the test suite. It returns the draft and the source to
 // compile.
-func checkDoc(c *jsonschema.Compiler, raw []byte, doc any) (string, *source, error) {
+func checkDoc(c *validator.Compiler, raw []byte, doc any) (string, *validator.Source, error) {
 	obj, _ := doc.(map[string]any)
 	draft, err := schemaDraft(obj)
 	if err != nil {
 		return "", nil, err
 	}
-	res, err := c.ValidateSchema(raw)
-	if err != nil {
-		return "", nil, fmt.Errorf("%w: %w", ErrMetaSchema, err)
+	src, err := c.Check(raw, doc)
+	var meta *validator.MetaSchemaError
+	if errors.As(err, &meta) {
+		return "", nil, fmt.Errorf("%w (%s): %s", ErrMetaSchema, draft, meta.Summary())
 	}
-	if !res.IsValid() {
-		vs := violations(res, doc)
-		msgs := make([]string, 0, maxMetaViolations)
-		for i, v := range vs {
-			if i == maxMetaViolations {
-				msgs = append(msgs, fmt.Sprintf("and %d more", len(vs)-i))
-				break
-			}
-			msgs = append(msgs, v.Path+": "+v.Message)
-		}
-		return "", nil, fmt.Errorf("%w (%s): %s", ErrMetaSchema, draft, strings.Join(msgs, "; "))
-	}
-	fixed, formats, err := correct(doc)
 	if err != nil {
 		return "", nil, err
 	}
-	if fixed != nil {
-		if raw, err = json.Marshal(fixed); err != nil {
-			return "", nil, fmt.Errorf("%w: %w", ErrCompile, err)
-		}
-	}
-	return draft, &source{raw: raw, formats: formats}, nil
-}
-
-// register registers src's formats on c.
-func (src *source) register(c *jsonschema.Compiler) {
-	for name, f := range src.formats {
-		c.RegisterFormat(name, f.Validate, f.Type)
-	}
-}
-
-// compile compiles src with c under id ("": the document's own $id, if
-// any). Every $ref must resolve, through c's loaders: the validator fails
-// closed.
-func (src *source) compile(c *jsonschema.Compiler, id string) (*jsonschema.Schema, error) {
-	src.register(c)
-	var ids []string
-	if id != "" {
-		ids = append(ids, id)
-	}
-	compiled, err := c.Compile(src.raw, ids...)
-	if err != nil {
-		return nil, compileError(err)
-	}
-	return compiled, nil
-}
-
-// compileError maps the validator's compile error to the package's
-// sentinels: ErrUnresolvedRef (with ErrExternalRef for a document outside
-// the registry), ErrDuplicateID for a resource URI defined twice, else
-// ErrCompile.
-func compileError(err error) error {
-	var outside *outsideError
-	switch {
-	case errors.As(err, &outside):
-		return fmt.Errorf("%w: %w", ErrUnresolvedRef, outside)
-	case errors.Is(err, jsonschema.ErrNoLoaderRegistered):
-		// A $ref to a URI scheme no registry document uses.
-		return fmt.Errorf("%w: %w: %w", ErrUnresolvedRef, ErrExternalRef, err)
-	case errors.Is(err, jsonschema.ErrReferenceResolution):
-		return fmt.Errorf("%w: %w", ErrUnresolvedRef, err)
-	case errors.Is(err, jsonschema.ErrSchemaConflict):
-		return fmt.Errorf("%w: %w", ErrDuplicateID, err)
-	}
-	return fmt.Errorf("%w: %w", ErrCompile, err)
+	return draft, src, nil
 }
 
 // decodeObject decodes a JSON object with encoding/json and UseNumber,

@@ -27,6 +27,17 @@
 // code says where, and docs/schemas.md lists it with the figures of the
 // official test suite.
 //
+// The validator lives behind one seam, package [validator]: the only
+// package of the module that imports kaptinlin/jsonschema. It builds the
+// compiler (the formats, the ECMA-262 patterns, the offline meta-schemas,
+// the loader of the registry's own documents), checks a document against
+// its meta-schema, compiles, validates and maps kaptinlin's results to the
+// contract's violations. This package keeps what works on plain decoded
+// documents: loading the files, $ids and versions, blueprints, the load
+// limits, lint, the normalizer's model and Resolve. The validator's
+// sentinels (ErrMetaSchema, ErrCompile, ErrUnresolvedRef, ...) are this
+// package's under the same names.
+//
 // [Lint] runs the checks of Load and adds warnings about likely mistakes;
 // package compat classifies the changes between two versions of a schema.
 //
@@ -34,5 +45,6 @@
 // [Schema.Validate] may be called from many goroutines.
 //
 // The package knows nothing of NATS, Watermill or HTTP: it must never
-// import them, the pipeline (handlers) or the bus wiring.
+// import them, the pipeline (handlers) or the bus wiring, nor
+// kaptinlin/jsonschema but through package validator.
 package schemas

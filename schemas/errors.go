@@ -1,6 +1,10 @@
 package schemas
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/agentgate/agentgate/schemas/validator"
+)
 
 // FileError is a problem found in one configuration file. Load's error
 // joins one FileError per problem; its message is the file's path, ": ",
@@ -15,6 +19,11 @@ func (e *FileError) Error() string { return e.File + ": " + e.Err.Error() }
 
 // Unwrap returns the reason.
 func (e *FileError) Unwrap() error { return e.Err }
+
+// The sentinels of the validator's checks (ErrDuplicateID, ErrMetaSchema,
+// ErrCompile, ErrUnsupportedPattern, ErrUnresolvedRef, ErrExternalRef) are
+// package validator's own values, so that errors.Is holds on what Load
+// returns with either package's name.
 
 var (
 	// ErrConfigDir is returned by Load when the configuration folder cannot
@@ -39,30 +48,30 @@ var (
 	ErrUnsupportedDraft = errors.New("unsupported $schema")
 
 	// ErrDuplicateID is returned when two schema files declare the same $id.
-	ErrDuplicateID = errors.New("duplicate $id")
+	ErrDuplicateID = validator.ErrDuplicateID
 
 	// ErrMetaSchema is returned for a schema that does not conform to its
 	// meta-schema (a keyword with a wrong value, such as "type": "strnig").
-	ErrMetaSchema = errors.New("schema does not conform to its meta-schema")
+	ErrMetaSchema = validator.ErrMetaSchema
 
 	// ErrCompile is returned for a schema the validator cannot compile (for
 	// example an invalid regular expression).
-	ErrCompile = errors.New("schema does not compile")
+	ErrCompile = validator.ErrCompile
 
 	// ErrUnsupportedPattern is returned for a schema with a regular
 	// expression the validator cannot run: a patternProperties name that
 	// Go's RE2 engine cannot compile (lookaround, backreferences). A
 	// "pattern" keyword may use any ECMA-262 feature.
-	ErrUnsupportedPattern = errors.New("unsupported pattern")
+	ErrUnsupportedPattern = validator.ErrUnsupportedPattern
 
 	// ErrUnresolvedRef is returned for a schema with a $ref that resolves to
 	// nothing in the registry. Nothing is ever fetched over the network.
-	ErrUnresolvedRef = errors.New("unresolved $ref")
+	ErrUnresolvedRef = validator.ErrUnresolvedRef
 
 	// ErrExternalRef is returned, with ErrUnresolvedRef, for a $ref to a
 	// document that is not in the registry (a URL no schema file declares
 	// as its $id). Nothing is ever fetched over the network.
-	ErrExternalRef = errors.New("$ref outside the registry")
+	ErrExternalRef = validator.ErrExternalRef
 
 	// ErrBadAlias is returned for an "x-aliases" that the normalizer could
 	// not apply unambiguously: an entry that is the name of a property of

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/agentgate/agentgate/schemas/validator"
 )
 
 // suiteID is the registry key of a suite schema that has no $id.
@@ -28,22 +30,21 @@ func CompileStandalone(raw []byte, remotes map[string][]byte) (*Schema, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidJSON, err)
 	}
 	reg := &Registry{
-		compiler:   newCompiler(),
+		compiler:   validator.New(validator.Options{Remotes: remotes}),
 		schemas:    make(map[string]*Schema),
 		blueprints: make(map[string]*Blueprint),
 		owners:     make(map[unsafe.Pointer]*Schema),
 	}
-	reg.compiler.RegisterLoader("http", remoteLoader(remotes))
 	draft, src, err := checkDoc(reg.compiler, raw, doc)
 	if err != nil {
 		return nil, err
 	}
-	compiled, err := src.compile(reg.compiler, "")
+	compiled, err := reg.compiler.Compile(src, "")
 	if err != nil {
 		return nil, err
 	}
 	obj, _ := doc.(map[string]any)
-	s := &Schema{ID: cmpOr(compiled.ID, suiteID), Draft: draft, Source: "suite", Raw: raw, Doc: obj, compiled: compiled}
+	s := &Schema{ID: cmpOr(compiled.ID(), suiteID), Draft: draft, Source: "suite", Raw: raw, Doc: obj, compiled: compiled}
 	reg.schemas[s.ID] = s
 	reg.prepare()
 	return s, nil
@@ -52,7 +53,7 @@ func CompileStandalone(raw []byte, remotes map[string][]byte) (*Schema, error) {
 // ValidateTranslation validates doc against the JSON Schema translation of
 // a JTD schema (what kaptinlin compiled), not with RFC 8927's semantics.
 func ValidateTranslation(s *Schema, doc any) bool {
-	return s.compiled.Validate(doc).IsValid()
+	return s.compiled.Valid(doc)
 }
 
 // LoadFSWithRemotes is LoadFS with remotes (absolute URLs without fragment

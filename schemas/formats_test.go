@@ -49,7 +49,7 @@ func TestValidate_formats(t *testing.T) {
 		{"json-pointer", "a/b", false},
 		{"relative-json-pointer", "1/a", true},
 		{"relative-json-pointer", "/a", false},
-		// Corrections of kaptinlin's validators (formats.go, formats_uri.go),
+		// Corrections of kaptinlin's validators (validator/formats.go, validator/formats_uri.go),
 		// and cases its validators got wrong before v0.9.10.
 		{"hostname", "example.com.", false},
 		{"hostname", "xn--bcher-kva.example", true},

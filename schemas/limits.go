@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/agentgate/agentgate/schemas/validator"
 )
 
 // Load limits (contract section 13). A schema over any of them is refused
@@ -216,17 +218,17 @@ func (g *schemaGraph) collect(v any, docID, ptr string, base *url.URL, root bool
 	if a, ok := obj["$anchor"].(string); ok {
 		g.anchors[baseText(base)+"#"+a] = key
 	}
-	for _, kw := range subschemaKeywords {
+	for _, kw := range validator.SubschemaKeywords {
 		g.collect(obj[kw], docID, ptr+"/"+escapePtr(kw), base, false)
 	}
-	for _, kw := range subschemaListKeywords {
+	for _, kw := range validator.SubschemaListKeywords {
 		if list, ok := obj[kw].([]any); ok {
 			for i, item := range list {
 				g.collect(item, docID, fmt.Sprintf("%s/%s/%d", ptr, kw, i), base, false)
 			}
 		}
 	}
-	for _, kw := range subschemaMapKeywords {
+	for _, kw := range validator.SubschemaMapKeywords {
 		if m, ok := obj[kw].(map[string]any); ok {
 			for _, name := range slices.Sorted(maps.Keys(m)) {
 				g.collect(m[name], docID, ptr+"/"+kw+"/"+escapePtr(name), base, false)
@@ -264,17 +266,17 @@ func (g *schemaGraph) linkNode(n *schemaNode) {
 			n.edges = append(n.edges, schemaEdge{to: to, keyword: kw, inPlace: inPlaceKeywords[kw]})
 		}
 	}
-	for _, kw := range subschemaKeywords {
+	for _, kw := range validator.SubschemaKeywords {
 		add(prefix+ptr+"/"+escapePtr(kw), kw)
 	}
-	for _, kw := range subschemaListKeywords {
+	for _, kw := range validator.SubschemaListKeywords {
 		if list, ok := n.obj[kw].([]any); ok {
 			for i := range list {
 				add(fmt.Sprintf("%s%s/%s/%d", prefix, ptr, kw, i), kw)
 			}
 		}
 	}
-	for _, kw := range subschemaMapKeywords {
+	for _, kw := range validator.SubschemaMapKeywords {
 		if kw == "$defs" || kw == "definitions" {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/jsonx"
+	"github.com/agentgate/agentgate/schemas/validator"
 )
 
 // Severity says whether a lint finding stops the gateway.
@@ -156,7 +157,7 @@ func (l *loader) warnings() []Finding {
 				warn(file, "$", "no description: say what the document holds and when it is produced")
 			}
 		}
-		walkSchema(s.Doc, "$", func(node map[string]any, path, _ string) bool {
+		validator.WalkSchema(s.Doc, "$", func(node map[string]any, path, _ string) bool {
 			if why, ok := s.oneOfExclusive(node); ok {
 				warn(file, contract.Member(path, "oneOf"), "oneOf branches are mutually exclusive (%s): anyOf accepts the same values, "+
 					"is cheaper, and does not start refusing valid output if an edit lets two branches overlap", why)
@@ -238,7 +239,7 @@ func (r *Registry) closure(roots []*Schema) []*Schema {
 // strips under the first ones, and an allOf branch is closed by its parent.
 func openObjects(doc any) []string {
 	var out []string
-	walkSchema(doc, "$", func(node map[string]any, path, via string) bool {
+	validator.WalkSchema(doc, "$", func(node map[string]any, path, via string) bool {
 		switch via {
 		case "anyOf", "oneOf", "not", "if", "then", "else", "allOf", "propertyNames", "dependentSchemas", "dependencies":
 			return false

@@ -1,10 +1,8 @@
 package schemas
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"path"
@@ -12,84 +10,14 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/kaptinlin/jsonschema"
+	"github.com/agentgate/agentgate/schemas/validator"
 )
 
-// newCompiler returns a compiler as every registry uses: formats asserted,
-// no network loaders, the draft 2020-12 and draft-07 meta-schemas served
-// from the binary.
-func newCompiler() *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.SetAssertFormat(true)
-	// kaptinlin pre-registers http and https loaders that fetch $ref targets
-	// at compile time (compiler.go, setupLoaders): replace them.
-	c.RegisterLoader("https", offlineLoader)
-	c.RegisterLoader("http", offlineLoader) // the draft-07 meta-schema
-	setupFormats(c)
-	return c
+// compiler returns a fresh validator compiler, serving l.remotes when
+// set.
+func (l *loader) compiler() *validator.Compiler {
+	return validator.New(validator.Options{Remotes: l.remotes})
 }
-
-// compiler returns a fresh compiler as newCompiler does, serving l.remotes
-// when set.
-func (l *loader) compiler() *jsonschema.Compiler {
-	c := newCompiler()
-	if l.remotes != nil {
-		c.RegisterLoader("http", remoteLoader(l.remotes))
-	}
-	return c
-}
-
-// remoteLoader serves remotes (absolute URLs without fragment) from
-// memory, then the embedded meta-schemas: nothing is fetched.
-func remoteLoader(remotes map[string][]byte) func(string) (io.ReadCloser, error) {
-	return func(url string) (io.ReadCloser, error) {
-		key, _, _ := strings.Cut(url, "#")
-		if b, ok := remotes[key]; ok {
-			return io.NopCloser(bytes.NewReader(b)), nil
-		}
-		return offlineLoader(url)
-	}
-}
-
-// serveRegistry makes c load the registry's schema files (l.sources, less
-// the $ids in exclude) when a $ref reaches them, before its own loaders
-// (the meta-schemas, the test suite's remotes), for http, https and every
-// scheme of a file's $id. A file is loaded with the formats its
-// corrections use, so that it compiles on any compiler as on the
-// registry's. A URL that no loader serves fails with an *outsideError.
-func (l *loader) serveRegistry(c *jsonschema.Compiler, exclude map[string]bool) {
-	schemes := map[string]bool{"http": true, "https": true}
-	for id := range l.sources {
-		if u, err := url.Parse(id); err == nil {
-			schemes[u.Scheme] = true
-		}
-	}
-	for scheme := range schemes {
-		next := c.Loaders[scheme]
-		c.RegisterLoader(scheme, func(uri string) (io.ReadCloser, error) {
-			key, _, _ := strings.Cut(uri, "#")
-			if src, ok := l.sources[key]; ok && !exclude[key] {
-				src.register(c)
-				return io.NopCloser(bytes.NewReader(src.raw)), nil
-			}
-			if next != nil {
-				if r, err := next(uri); err == nil {
-					return r, nil
-				}
-			}
-			return nil, &outsideError{uri: key}
-		})
-	}
-}
-
-// outsideError is the error of a $ref to a document outside the registry.
-type outsideError struct{ uri string }
-
-func (e *outsideError) Error() string {
-	return fmt.Sprintf("%v: %q (refs resolve only within the registry; nothing is fetched)", ErrExternalRef, e.uri)
-}
-
-func (e *outsideError) Unwrap() error { return ErrExternalRef }
 
 // inlineCompiler returns the compiler of an inline schema that declares
 // its own $id: a fresh one serving every schema file of the registry
@@ -97,9 +25,9 @@ func (e *outsideError) Unwrap() error { return ErrExternalRef }
 // $id, $anchors and $dynamicAnchors resolve within it as the specification
 // says, without colliding with the registry or with another inline schema
 // of the same $id.
-func (l *loader) inlineCompiler(doc map[string]any) *jsonschema.Compiler {
+func (l *loader) inlineCompiler(doc map[string]any) *validator.Compiler {
 	c := l.compiler()
-	l.serveRegistry(c, declaredIDs(doc))
+	c.Serve(l.sources, declaredIDs(doc))
 	return c
 }
 
@@ -152,11 +80,11 @@ type loader struct {
 	// checkAcross), for checking inline schemas against.
 	across *acrossGraph
 	// remotes, set only by the tests of the JSON Schema test suite, maps
-	// absolute URLs to documents served from memory (see remoteLoader).
+	// absolute URLs to documents served from memory (see validator.Options).
 	remotes map[string][]byte
 	// sources maps each schema file's $id to what the compilers load for
-	// it (see serveRegistry).
-	sources map[string]*source
+	// it (see validator.Compiler.Serve).
+	sources map[string]*validator.Source
 }
 
 func load(fsys fs.FS, root string) (*Registry, error) {
@@ -179,7 +107,7 @@ func newLoader(fsys fs.FS, root string) *loader {
 			owners:     make(map[unsafe.Pointer]*Schema),
 		},
 		idSource: make(map[string]string),
-		sources:  make(map[string]*source),
+		sources:  make(map[string]*validator.Source),
 	}
 	l.reg.compiler = l.compiler()
 	return l

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/kaptinlin/jsonschema"
+	"github.com/agentgate/agentgate/schemas/validator"
 )
 
 // Registry holds the compiled schemas and the blueprints of one
 // configuration. It is immutable once loaded and safe for concurrent use.
 type Registry struct {
-	compiler   *jsonschema.Compiler
+	compiler   *validator.Compiler
 	schemas    map[string]*Schema // by ID, inline schemas included
 	blueprints map[string]*Blueprint
 

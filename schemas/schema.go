@@ -6,12 +6,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kaptinlin/jsonschema"
-
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/jsonx"
 	"github.com/agentgate/agentgate/jtd"
 	"github.com/agentgate/agentgate/rules"
+	"github.com/agentgate/agentgate/schemas/validator"
 )
 
 // Draft names, as found in Schema.Draft.
@@ -42,7 +41,7 @@ type Schema struct {
 	// schema on the normalized document; nil for none.
 	Rules *rules.Set
 
-	compiled *jsonschema.Schema
+	compiled *validator.Schema
 	jtd      *jtd.Schema // for DraftJTD: validation follows RFC 8927, not compiled
 	reg      *Registry
 	memo     sync.Map
@@ -68,11 +67,7 @@ func (s *Schema) Validate(doc any) []contract.Violation {
 	if s == nil || s.compiled == nil {
 		return []contract.Violation{{Path: "$", Keyword: "$schema", Message: "schema is not compiled"}}
 	}
-	res := s.compiled.Validate(doc)
-	if res.IsValid() {
-		return nil
-	}
-	return violations(res, doc)
+	return s.compiled.Validate(doc)
 }
 
 // Resolve follows $ref from a schema node (and chains of them, at most 32

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/jsonx"
+	"github.com/agentgate/agentgate/schemas/validator"
 )
 
 // sensitiveKeyword marks a property whose value the HTTP API masks for
@@ -16,7 +17,7 @@ const sensitiveKeyword = "x-sensitive"
 // would otherwise mask nothing, without a word.
 func checkSensitive(doc any) []error {
 	var errs []error
-	walkSchema(doc, "$", func(node map[string]any, path, _ string) bool {
+	validator.WalkSchema(doc, "$", func(node map[string]any, path, _ string) bool {
 		if v, ok := node[sensitiveKeyword]; ok {
 			if _, isBool := v.(bool); !isBool {
 				errs = append(errs, fmt.Errorf("%w: %s: want true or false, got %s", ErrBadSensitive, contract.Member(path, sensitiveKeyword), jsonx.TypeName(v, jsonx.IntegerApart)))

@@ -25,6 +25,8 @@ type Package struct {
 	// Deps are every package it imports, directly or not: full import
 	// paths for packages outside the module, relative ones inside it.
 	Deps []string
+	// Imports are the packages it imports directly, in the same form.
+	Imports []string
 	// Command is set for a main package.
 	Command bool
 }
@@ -41,6 +43,10 @@ type Rule struct {
 	Forbid []string
 	// Except are packages among Packages the rule does not cover.
 	Except []string
+	// Direct limits the rule to direct imports: a package may then reach
+	// a forbidden one through others (through the one package allowed to
+	// import it, say), not import it itself.
+	Direct bool
 }
 
 // Violation is one package reaching what a rule forbids.
@@ -121,6 +127,20 @@ var Rules = []Rule{
 		Packages: []string{"contract/...", "internal/jsonx/...", "internal/workers/..."},
 		Forbid:   []string{"./..."},
 	},
+	{
+		// Every package that uses schemas reaches kaptinlin through it:
+		// the wall is on direct imports.
+		Name:     "the validator lives behind one seam",
+		Packages: []string{"./..."},
+		Except:   []string{"schemas/validator"},
+		Forbid:   []string{"github.com/kaptinlin/jsonschema/..."},
+		Direct:   true,
+	},
+	{
+		Name:     "the validator knows nothing of the registry or the pipeline",
+		Packages: []string{"schemas/validator/..."},
+		Forbid:   []string{"schemas", "schemas/compat/...", "registry/...", "handlers/...", "agentproto/..."},
+	},
 }
 
 // importRule is what a library package's doc comment must say.
@@ -140,10 +160,14 @@ func Check(pkgs []Package, rules []Rule) []Violation {
 			if !matchAny(p.Path, r.Packages, module) || matchAny(p.Path, r.Except, module) {
 				continue
 			}
+			reached := p.Deps
+			if r.Direct {
+				reached = p.Imports
+			}
 			// One violation per forbidden pattern: the first package
 			// reached under it names the break.
 			for _, f := range r.Forbid {
-				for _, d := range p.Deps {
+				for _, d := range reached {
 					if matchAny(d, []string{f}, module) {
 						out = append(out, Violation{Rule: r.Name, Package: p.Path, Imports: d})
 						break
@@ -191,7 +215,7 @@ func Load(dir string) ([]Package, error) {
 		return nil, err
 	}
 	module := strings.TrimSpace(string(mod))
-	out, err := goList(dir, "list", "-json=ImportPath,Dir,GoFiles,Deps,Name", "./...")
+	out, err := goList(dir, "list", "-json=ImportPath,Dir,GoFiles,Deps,Imports,Name", "./...")
 	if err != nil {
 		return nil, err
 	}
@@ -208,8 +232,8 @@ func Load(dir string) ([]Package, error) {
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
 		var lp struct {
-			ImportPath, Dir, Name string
-			GoFiles, Deps         []string
+			ImportPath, Dir, Name  string
+			GoFiles, Deps, Imports []string
 		}
 		if err := dec.Decode(&lp); errors.Is(err, io.EOF) {
 			break
@@ -225,6 +249,10 @@ func Load(dir string) ([]Package, error) {
 			p.Deps = append(p.Deps, rel(d))
 		}
 		slices.Sort(p.Deps)
+		for _, d := range lp.Imports {
+			p.Imports = append(p.Imports, rel(d))
+		}
+		slices.Sort(p.Imports)
 		pkgs = append(pkgs, p)
 	}
 	return pkgs, nil

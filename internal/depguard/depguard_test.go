@@ -35,6 +35,7 @@ func TestViolation(t *testing.T) {
 		"handlers imports subjects (rule: a stage knows nothing of the bus)",
 		"registry imports handlers (rule: the registry does not import the pipeline)",
 		"router imports (its doc comment does not say what it must not import) (rule: doc)",
+		"schemas imports github.com/kaptinlin/jsonschema (rule: the validator lives behind one seam)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("violations:\n%q\nwant:\n%q", got, want)
@@ -63,6 +64,19 @@ func TestCheck(t *testing.T) {
 		{"the wire types importing a package of the module",
 			Package{Path: "contract", Doc: "It imports only the standard library.", Deps: []string{"encoding/json", "schemas"}},
 			[]string{"contract imports schemas (rule: the wire types depend on nothing of agentgate's)"}},
+		{"a package importing kaptinlin/jsonschema itself",
+			Package{Path: "handlers/validate", Doc: "It must never import the bus.",
+				Deps:    []string{"github.com/kaptinlin/jsonschema", "schemas", "schemas/validator"},
+				Imports: []string{"github.com/kaptinlin/jsonschema", "schemas"}},
+			[]string{"handlers/validate imports github.com/kaptinlin/jsonschema (rule: the validator lives behind one seam)"}},
+		{"reaching kaptinlin/jsonschema through the validator",
+			Package{Path: "schemas", Doc: "It must never import the bus.",
+				Deps:    []string{"github.com/kaptinlin/jsonschema", "github.com/kaptinlin/jsonschema/pkg/tagparser", "schemas/validator"},
+				Imports: []string{"github.com/kaptinlin/jsonpointer", "schemas/validator"}}, nil},
+		{"the validator imports kaptinlin/jsonschema",
+			Package{Path: "schemas/validator", Doc: "It must never import schemas.",
+				Deps:    []string{"github.com/kaptinlin/jsonschema"},
+				Imports: []string{"github.com/kaptinlin/jsonschema"}}, nil},
 		{"a clean stage", Package{Path: "handlers/jsontext", Doc: "It must never import the bus.", Deps: []string{"encoding/json", "unicode/utf8"}}, nil},
 		{"text recovery importing the decision",
 			Package{Path: "handlers/jsontext", Doc: "It must never import handlers.", Deps: []string{"contract", "handlers"}},

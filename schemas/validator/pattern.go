@@ -1,4 +1,4 @@
-package schemas
+package validator
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 )
 
 // PatternMatchTimeout bounds one match of a pattern that runs on the
-// ECMA-262 engine (see [Registry]): a match that takes longer fails, so a
+// ECMA-262 engine (see correct): a match that takes longer fails, so a
 // pattern with catastrophic backtracking cannot stall the gateway.
 const PatternMatchTimeout = 100 * time.Millisecond
 
@@ -111,7 +111,7 @@ func re2Compatible(p string) bool {
 func correct(doc any) (fixed any, formats map[string]*jsonschema.FormatDef, err error) {
 	var errs []string
 	needed := false
-	walkSchema(doc, "$", func(node map[string]any, path, _ string) bool {
+	WalkSchema(doc, "$", func(node map[string]any, path, _ string) bool {
 		if p, ok := node["pattern"].(string); ok && !re2Compatible(p) {
 			needed = true
 		}
@@ -138,7 +138,7 @@ func correct(doc any) (fixed any, formats map[string]*jsonschema.FormatDef, err 
 		return nil, nil, err
 	}
 	formats = make(map[string]*jsonschema.FormatDef)
-	walkSchema(fixed, "$", func(node map[string]any, path, _ string) bool {
+	WalkSchema(fixed, "$", func(node map[string]any, path, _ string) bool {
 		if p, ok := node["pattern"].(string); ok && !re2Compatible(p) {
 			re, err := compileECMA(p)
 			if err != nil {

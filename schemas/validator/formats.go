@@ -1,4 +1,4 @@
-package schemas
+package validator
 
 import (
 	"net/mail"
@@ -263,19 +263,4 @@ func isIDNEmail(v any) bool {
 	}, local)
 	addr, err := mail.ParseAddress(ascii + "@example.com")
 	return err == nil && addr.Name == ""
-}
-
-// walkJSON calls fn for every object in a decoded JSON document.
-func walkJSON(v any, fn func(map[string]any)) {
-	switch t := v.(type) {
-	case map[string]any:
-		fn(t)
-		for _, c := range t {
-			walkJSON(c, fn)
-		}
-	case []any:
-		for _, c := range t {
-			walkJSON(c, fn)
-		}
-	}
 }

@@ -1,0 +1,3 @@
+module github.com/kaptinlin/jsonschema
+
+go 1.22
