@@ -39,6 +39,10 @@ type drift struct {
 	// Retries counts agentgate_retry_results_total by outcome: valid over
 	// their sum is the retries' success rate.
 	Retries map[string]float64 `json:"retries"`
+	// History is the agent's totals sampled every Config.DriftInterval,
+	// oldest first, at most Config.DriftPoints of them: cumulative counts
+	// since the gateway started, as above.
+	History []driftPoint `json:"history"`
 }
 
 // drift serves GET /v1/drift?agent=.
@@ -48,7 +52,7 @@ func (g *Gateway) drift(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "agent: want a name of [A-Za-z0-9_-]+")
 		return
 	}
-	families, err := g.metrics.Registry().Gather()
+	families, err := g.metrics.drift.Gather()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, codeInternal, "gathering metrics failed")
 		return
@@ -92,6 +96,7 @@ func (g *Gateway) drift(w http.ResponseWriter, r *http.Request) {
 		d.Violations = append(d.Violations, driftCount{Keyword: k[0], Path: k[1], Count: v})
 	}
 	d.Renamed, d.Stripped, d.Violations = top(d.Renamed), top(d.Stripped), top(d.Violations)
+	d.History = g.driftHist.history(agent)
 	writeJSON(w, http.StatusOK, d)
 }
 

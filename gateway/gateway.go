@@ -88,6 +88,12 @@ type Config struct {
 	// Limits bound the work of one message (contract section 13); zero
 	// values take the defaults of the handlers package.
 	Limits Limits
+	// DriftInterval is how often each agent's drift totals are sampled
+	// for the history of GET /v1/drift (default DefaultDriftInterval, 10
+	// s), and DriftPoints how many samples each agent keeps (default
+	// DefaultDriftPoints, 360: an hour at the default interval).
+	DriftInterval time.Duration
+	DriftPoints   int
 	// HealthInterval is how often the durable consumers are checked (and
 	// recreated when deleted); default router.DefaultHealthInterval.
 	HealthInterval time.Duration
@@ -152,6 +158,9 @@ func (c Config) Validate() error {
 		l.MaxInFlightBytes < 0 || l.MaxDeliver < 0 || l.MaxViolations < 0 {
 		errs = append(errs, fmt.Errorf("%w: negative limit", ErrBadConfig))
 	}
+	if c.DriftInterval < 0 || c.DriftPoints < 0 {
+		errs = append(errs, fmt.Errorf("%w: negative drift interval or points", ErrBadConfig))
+	}
 	if l.MaxInFlightBytes > 0 && l.MaxInFlightBytes < c.MaxPayload {
 		errs = append(errs, fmt.Errorf("%w: max in-flight bytes %d below the max payload %d", ErrBadConfig, l.MaxInFlightBytes, c.MaxPayload))
 	}
@@ -170,6 +179,7 @@ type Gateway struct {
 	store      *runstate.Store
 	router     *router.Router
 	metrics    *Metrics
+	driftHist  *driftHistory // samples metrics from New to Close
 	http       *http.Server
 	httpLn     net.Listener
 	guard      *apiauth.Guard
@@ -273,6 +283,8 @@ func New(ctx context.Context, cfg Config) (_ *Gateway, err error) {
 		return nil, err
 	}
 	g.metrics = NewMetrics(func(agent string) bool { _, ok := g.reg.Blueprint(agent); return ok })
+	g.driftHist = newDriftHistory(g.metrics, cfg.Logger, cfg.DriftInterval, cfg.DriftPoints)
+	g.driftHist.start()
 
 	gate, err := handlers.NewGate(handlers.GateConfig{
 		Registry: g.reg, MaxPayload: cfg.MaxPayload, MaxMessage: int(g.nc.MaxPayload()),
@@ -495,6 +507,9 @@ func (g *Gateway) Close() error {
 	g.closeOnce.Do(func() {
 		g.ready.Store(false)
 		var errs []error
+		if g.driftHist != nil {
+			g.driftHist.close()
+		}
 		if g.http != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			errs = append(errs, g.http.Shutdown(ctx))

@@ -37,6 +37,7 @@ type Metrics struct {
 	known func(agent string) bool
 
 	reg            *prometheus.Registry
+	drift          *prometheus.Registry // the counters GET /v1/drift sums
 	outcomes       *prometheus.CounterVec
 	deadLetters    *prometheus.CounterVec
 	violations     *prometheus.CounterVec
@@ -59,6 +60,7 @@ func NewMetrics(known func(agent string) bool) *Metrics {
 	m := &Metrics{
 		known: known,
 		reg:   prometheus.NewRegistry(),
+		drift: prometheus.NewRegistry(),
 		paths: map[string]map[string]bool{},
 		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "agentgate_outcomes_total",
@@ -96,6 +98,7 @@ func NewMetrics(known func(agent string) bool) *Metrics {
 	}
 	m.reg.MustRegister(m.outcomes, m.deadLetters, m.violations, m.normalizations, m.retryResults, m.ruleFailures, m.refusals, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.drift.MustRegister(m.outcomes, m.violations, m.normalizations, m.retryResults)
 	return m
 }
 

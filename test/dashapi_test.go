@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/internal/natstest"
 )
 
@@ -249,5 +250,92 @@ func TestHTTPAPI_driftAndDashboard(t *testing.T) {
 	}
 	if r := call(t, nil, base, "GET", "/v1/nope", "", nil); r.status != 401 {
 		t.Errorf("GET /v1/nope without a token = %d, want 401 (the API stays behind its tokens)", r.status)
+	}
+}
+
+// driftHistory is the history of GET /v1/drift.
+type driftHistory struct {
+	Outcomes map[string]float64 `json:"outcomes"`
+	History  []struct {
+		T              time.Time          `json:"t"`
+		Outcomes       map[string]float64 `json:"outcomes"`
+		Retries        map[string]float64 `json:"retries"`
+		Normalizations float64            `json:"normalizations"`
+		Violations     float64            `json:"violations"`
+	} `json:"history"`
+}
+
+func getDriftHistory(t *testing.T, base, agent string) driftHistory {
+	t.Helper()
+	r := call(t, nil, base, "GET", "/v1/drift?agent="+agent, "", nil)
+	var d driftHistory
+	if err := json.Unmarshal(r.body, &d); err != nil || r.status != 200 {
+		t.Fatalf("GET /v1/drift?agent=%s = %d %s", agent, r.status, r.body)
+	}
+	return d
+}
+
+// The gateway samples each agent's totals every DriftInterval: GET
+// /v1/drift's history holds them oldest first, and they grow with the
+// outcomes.
+func TestHTTPAPI_driftHistory(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	g := startGatewayDir(t, b, dashboardConfig(t), func(c *gateway.Config) { c.DriftInterval = 50 * time.Millisecond; c.DriftPoints = 1000 })
+	base := "http://" + g.HTTPAddr()
+	if d := getDriftHistory(t, base, "pr-reviewer"); d.History == nil || len(d.History) != 0 {
+		t.Fatalf("history before any outcome = %+v, want []", d.History)
+	}
+	last := func(d driftHistory) map[string]float64 {
+		if len(d.History) == 0 {
+			return nil
+		}
+		return d.History[len(d.History)-1].Outcomes
+	}
+	// A retry (with an enum violation) and a valid answer with a rename
+	// and a strip.
+	b.publish(raw{agent: "pr-reviewer", run: "h-1", payload: `{"summary": "x", "approval": "lgtm", "comments": []}`})
+	b.awaitState("h-1", contract.RunRetryRequested, 1)
+	b.publish(raw{agent: "pr-reviewer", run: "h-2", payload: `{"overview": "x", "approval": "approve", "comments": [], "mood": "ok"}`})
+	b.awaitState("h-2", contract.RunCompleted, 1)
+	var d driftHistory
+	natstest.WaitFor(t, 10*time.Second, "a point with the retry and the valid answer", func() bool {
+		d = getDriftHistory(t, base, "pr-reviewer")
+		return last(d)["valid"] == 1 && last(d)["retry"] == 1
+	})
+	if p := d.History[len(d.History)-1]; p.Violations != 1 || p.Normalizations < 2 || p.Outcomes["refused"] != 0 || p.Outcomes["dlq"] != 0 {
+		t.Errorf("last point = %+v, want 1 violation, a rename and a strip", p)
+	}
+	// The retry's valid answer: a later point counts it, the earlier ones
+	// do not change.
+	before := len(d.History)
+	b.publish(raw{agent: "pr-reviewer", run: "h-1", attempt: 2, payload: validReview})
+	b.awaitState("h-1", contract.RunCompleted, 2)
+	natstest.WaitFor(t, 10*time.Second, "a point with the retry's valid answer", func() bool {
+		d = getDriftHistory(t, base, "pr-reviewer")
+		return last(d)["valid"] == 2
+	})
+	if len(d.History) <= before {
+		t.Errorf("%d points, had %d: no new point", len(d.History), before)
+	}
+	if p := d.History[len(d.History)-1]; p.Retries["valid"] != 1 || d.Outcomes["valid"] != 2 {
+		t.Errorf("last point = %+v, totals %v: want the retry's valid answer", p, d.Outcomes)
+	}
+	for i := 1; i < len(d.History); i++ {
+		p, q := d.History[i-1], d.History[i]
+		if !q.T.After(p.T) {
+			t.Errorf("point %d at %v is not after point %d at %v: want oldest first", i, q.T, i-1, p.T)
+		}
+		for k, v := range p.Outcomes {
+			if q.Outcomes[k] < v {
+				t.Errorf("point %d has %s %v, point %d had %v: the counts are cumulative", i, k, q.Outcomes[k], i-1, v)
+			}
+		}
+	}
+	if first := d.History[0].Outcomes; first["valid"] >= 2 {
+		t.Errorf("first point %v already counts the retry's answer", first)
+	}
+	if d := getDriftHistory(t, base, "code-analyzer"); len(d.History) != 0 {
+		t.Errorf("an agent without outcomes has history %+v", d.History)
 	}
 }

@@ -3,6 +3,7 @@ package test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/internal/natstest"
 )
 
 // The dashboard's end-to-end tests drive a real headless Chromium (Debian's
@@ -181,7 +184,8 @@ func counterBlueprint(minimum string) string {
 func TestDashboard_endToEnd(t *testing.T) {
 	ctx := browser(t)
 	b := startBus(t)
-	g := startGatewayDir(t, b, dashboardConfig(t))
+	// The gateway samples the drift every 200 ms, for the chart over time.
+	g := startGatewayDir(t, b, dashboardConfig(t), func(c *gateway.Config) { c.DriftInterval = 200 * time.Millisecond })
 	base := "http://" + g.HTTPAddr()
 
 	// Agents: the list, then a new agent with a lint error, fixed, saved.
@@ -320,9 +324,50 @@ func TestDashboard_endToEnd(t *testing.T) {
 	}
 	shoot(t, ctx, "13-dlq-bulk-replay")
 
-	// Back on the drift page, the samples taken before and after the
-	// replays draw the outcomes over time.
+	// Back on the drift page, the gateway's samples draw the outcomes over
+	// time, and a reload keeps them: they come from GET /v1/drift's
+	// history, not from the page. Wait until the gateway's last sample
+	// counts every outcome /metrics does.
+	var final map[string]float64
+	natstest.WaitFor(t, 20*time.Second, "a drift sample with every outcome of counter", func() bool {
+		h := getDriftHistory(t, base, "counter").History
+		if len(h) < 3 {
+			return false
+		}
+		metrics := scrape(t, g)
+		final = map[string]float64{}
+		for _, o := range contract.Outcomes {
+			final[string(o)] = sumMetric(metrics, "agentgate_outcomes_total", "agent", "counter", "outcome", string(o))
+			if h[len(h)-1].Outcomes[string(o)] != final[string(o)] {
+				return false
+			}
+		}
+		return true
+	})
 	run(t, ctx, "the drift over time", chromedp.Navigate(base+"/#/drift/counter"), chromedp.WaitVisible(chromedp.CSS(`svg.lines polyline`)))
+	run(t, ctx, "reloading the drift page", chromedp.Reload(),
+		until(`document.querySelectorAll("svg.lines circle.dot.o-valid").length >= 4`))
+	type overTime struct {
+		Before int       `json:"before"` // points older than the page
+		Valid  []float64 `json:"valid"`
+		Label  string    `json:"label"`
+	}
+	chart := read(t, ctx, "reading the chart over time", chromedp.Evaluate[overTime](`(() => {
+		const dots = [...document.querySelectorAll("svg.lines circle.dot.o-valid")];
+		return { before: dots.filter(d => Number(d.dataset.t) < performance.timeOrigin).length,
+			valid: dots.map(d => Number(d.dataset.value)),
+			label: document.querySelector("svg.lines").getAttribute("aria-label") };
+	})()`))
+	if chart.Before < 3 {
+		t.Errorf("after a reload the chart has %d points from before it, want the gateway's samples (3 or more)", chart.Before)
+	}
+	if n := len(chart.Valid); n == 0 || chart.Valid[n-1] != final["valid"] || chart.Valid[0] > chart.Valid[n-1] {
+		t.Errorf("valid over time = %v, want cumulative counts ending at /metrics' %v", chart.Valid, final["valid"])
+	}
+	if want := fmt.Sprintf("Outcomes over time: valid %v, retry %v, refused %v, dead letter %v",
+		final["valid"], final["retry"], final["refused"], final["dlq"]); chart.Label != want {
+		t.Errorf("chart label %q, want %q", chart.Label, want)
+	}
 	shoot(t, ctx, "14-drift-over-time")
 }
 

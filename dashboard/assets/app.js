@@ -690,8 +690,9 @@ async function letterPage(seq) {
 
 const OUTCOMES = [["valid", "valid", "o-valid"], ["retry", "retry", "o-retry"], ["refused", "refused", "o-refused"], ["dlq", "dead letter", "o-dlq"]];
 
-function samples(agent) {
-  try { return JSON.parse(sessionStorage.getItem("agentgate.drift." + agent) || "[]"); } catch (e) { return []; }
+// counts are an outcomes map's figures, every outcome present.
+function counts(outcomes) {
+  return Object.fromEntries(OUTCOMES.map(([k]) => [k, (outcomes || {})[k] || 0]));
 }
 
 async function driftPage(agent) {
@@ -704,27 +705,31 @@ async function driftPage(agent) {
   const body = h("div", { id: "drift" }, loading("the drift of " + agent));
   show(h("div", { class: "bar" }, h("h1", {}, "Drift"), h("label", { class: "inline" }, "Agent ", pick)), body);
   if (!agent) { body.replaceChildren(empty("No agents.")); return; }
+  // The readings this page took since the gateway's last sample: the
+  // chart is the gateway's history (kept across reloads), then these.
+  const live = [];
   const load = async () => {
     let d;
     try { d = await api("GET", "/v1/drift?agent=" + encodeURIComponent(agent)); } catch (e) { body.replaceChildren(errorBox(e, "Reading the drift")); return; }
-    const hist = samples(agent);
-    const now = Date.now();
-    const last = hist[hist.length - 1];
-    const counts = Object.fromEntries(OUTCOMES.map(([k]) => [k, d.outcomes[k] || 0]));
-    if (!last || JSON.stringify(last.c) !== JSON.stringify(counts) || now - last.t > 60000) hist.push({ t: now, c: counts });
-    while (hist.length > 240) hist.shift();
-    sessionStorage.setItem("agentgate.drift." + agent, JSON.stringify(hist));
-    const total = OUTCOMES.reduce((s, [k]) => s + counts[k], 0);
+    const kept = (d.history || []).map(p => ({ t: Date.parse(p.t), c: counts(p.outcomes) })).filter(p => !Number.isNaN(p.t));
+    const lastT = kept.length ? kept[kept.length - 1].t : -Infinity;
+    while (live.length && live[0].t <= lastT) live.shift();
+    const c = counts(d.outcomes);
+    live.push({ t: Math.max(Date.now(), lastT + 1), c });
+    while (live.length > 240) live.shift();
+    const hist = kept.concat(live);
+    const total = OUTCOMES.reduce((s, [k]) => s + c[k], 0);
     const retried = Object.values(d.retries).reduce((s, v) => s + v, 0);
     const rate = retried ? (d.retries.valid || 0) / retried : null;
     const card = (title, ...kids) => h("section", { class: "card" }, h("h2", {}, title), ...kids);
     const rows = (list, key) => list.map(r => ({ label: (r.keyword ? r.keyword + " " : "") + r.path, value: r.count, key: key + ":" + (r.keyword ? r.keyword + " " : "") + r.path, cls: key }));
-    const legendItem = ([k, label, cls]) => h("li", {}, h("span", { class: "swatch " + cls }), `${label} `, h("strong", { "data-metric": "outcomes." + k }, String(counts[k])),
-      total ? h("span", { class: "muted" }, ` (${Math.round(100 * counts[k] / total)} %)`) : null);
+    const legendItem = ([k, label, cls]) => h("li", {}, h("span", { class: "swatch " + cls }), `${label} `, h("strong", { "data-metric": "outcomes." + k }, String(c[k])),
+      total ? h("span", { class: "muted" }, ` (${Math.round(100 * c[k] / total)} %)`) : null);
     body.replaceChildren(
-      h("p", { class: "muted" }, `Totals since the gateway started, from /metrics (${total} outcomes); the line chart shows samples taken while this page is open.`),
+      h("p", { class: "muted", id: "drift-note" }, `Totals since the gateway started, from /metrics (${total} outcomes); the line chart shows the ${kept.length} samples the gateway keeps` +
+        (kept.length ? ` (since ${new Date(kept[0].t).toLocaleTimeString()})` : "") + `, then this page's readings.`),
       h("div", { class: "grid" },
-        card("Outcome mix", Charts.stack(OUTCOMES.map(([k, label, cls]) => ({ label, value: counts[k], cls })), "Outcome mix"),
+        card("Outcome mix", Charts.stack(OUTCOMES.map(([k, label, cls]) => ({ label, value: c[k], cls })), "Outcome mix"),
           h("ul", { class: "legend" }, OUTCOMES.map(legendItem))),
         card("Retry success rate", h("div", { class: "ring-row" }, Charts.ring(rate, "Retry success rate"),
           h("p", {}, h("strong", { "data-metric": "retries.valid" }, String(d.retries.valid || 0)), " valid of ",

@@ -67,7 +67,8 @@ const Charts = (() => {
     return root;
   }
 
-  // lines draws series {label, cls, points: [[time ms, value]]} over time.
+  // lines draws series {label, cls, points: [[time ms, value]]} over time;
+  // each point's dot carries its time and value (data-t, data-value).
   function lines(series, title) {
     const width = 340, height = 160, padL = 26, padB = 20;
     const all = series.flatMap(s => s.points);
@@ -89,7 +90,8 @@ const Charts = (() => {
       const pl = svg("polyline", { points: pts, class: "line " + s.cls });
       pl.appendChild(svg("title", {}, s.label));
       root.appendChild(pl);
-      for (const p of s.points) root.appendChild(svg("circle", { cx: X(p[0]), cy: Y(p[1]), r: 2.5, class: "dot " + s.cls }));
+      const r = s.points.length > 40 ? 1.2 : 2.5;
+      for (const p of s.points) root.appendChild(svg("circle", { cx: X(p[0]), cy: Y(p[1]), r, class: "dot " + s.cls, "data-t": p[0], "data-value": p[1] }));
     }
     return root;
   }
