@@ -299,21 +299,29 @@ func TestHTTPAPI_driftHistory(t *testing.T) {
 	b.publish(raw{agent: "pr-reviewer", run: "h-2", payload: `{"overview": "x", "approval": "approve", "comments": [], "mood": "ok"}`})
 	b.awaitState("h-2", contract.RunCompleted, 1)
 	var d driftHistory
-	natstest.WaitFor(t, 10*time.Second, "a point with the retry and the valid answer", func() bool {
+	// An outcome and its violations and normalizations are counted one
+	// after the other: a point may fall between them, a later one has all.
+	natstest.WaitFor(t, 10*time.Second, "a point with the retry and the valid answer, a violation, a rename and a strip", func() bool {
 		d = getDriftHistory(t, base, "pr-reviewer")
-		return last(d)["valid"] == 1 && last(d)["retry"] == 1
+		if len(d.History) == 0 {
+			return false
+		}
+		p := d.History[len(d.History)-1]
+		return p.Outcomes["valid"] == 1 && p.Outcomes["retry"] == 1 && p.Violations == 1 && p.Normalizations >= 2
 	})
-	if p := d.History[len(d.History)-1]; p.Violations != 1 || p.Normalizations < 2 || p.Outcomes["refused"] != 0 || p.Outcomes["dlq"] != 0 {
-		t.Errorf("last point = %+v, want 1 violation, a rename and a strip", p)
+	if p := d.History[len(d.History)-1]; p.Violations != 1 || p.Outcomes["refused"] != 0 || p.Outcomes["dlq"] != 0 {
+		t.Errorf("last point = %+v, want 1 violation and no refusal or dead letter", p)
 	}
 	// The retry's valid answer: a later point counts it, the earlier ones
 	// do not change.
 	before := len(d.History)
 	b.publish(raw{agent: "pr-reviewer", run: "h-1", attempt: 2, payload: validReview})
 	b.awaitState("h-1", contract.RunCompleted, 2)
+	// The outcome and the retry's success are counted one after the
+	// other: a point may fall between them, the next one has both.
 	natstest.WaitFor(t, 10*time.Second, "a point with the retry's valid answer", func() bool {
 		d = getDriftHistory(t, base, "pr-reviewer")
-		return last(d)["valid"] == 2
+		return last(d)["valid"] == 2 && d.History[len(d.History)-1].Retries["valid"] == 1
 	})
 	if len(d.History) <= before {
 		t.Errorf("%d points, had %d: no new point", len(d.History), before)
