@@ -3,11 +3,14 @@ package deploy_test
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
-	"net/url"
+	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -26,82 +29,224 @@ import (
 	"github.com/agentgate/agentgate/topology"
 )
 
-// clusterRuns is how many runs the cluster test publishes; the stream
-// leader is shut down once a third of them are out.
+// clusterRuns is how many runs the cluster test publishes; the raw
+// stream's leader is killed once a third of them are out.
 const clusterRuns = 60
 
-// bootCluster generates certificates with nats/gen-certs.sh and boots the
-// three nodes from nats/n1.conf, n2.conf and n3.conf (which include
-// auth.conf) in the test's working directory, as the files say to run
-// them. Only the addresses change: every node listens on loopback ports of
-// its own and routes to the other two there.
-func bootCluster(t *testing.T) (nodes []*server.Server, certs string) {
+// buildNATSServer builds the nats-server command of the version go.mod
+// requires into dir, with the go command running the test (go test puts
+// its GOROOT/bin first on the PATH; the module cache or proxy has the
+// source). It skips t when there is no go command to build with.
+func buildNATSServer(t *testing.T, dir string) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goBin); err != nil {
+			t.Skip("no go command (on the PATH or in GOROOT) to build nats-server with")
+		}
+	}
+	bin := filepath.Join(dir, "nats-server")
+	start := time.Now()
+	out, err := exec.Command(goBin, "build", "-o", bin, "github.com/nats-io/nats-server/v2").CombinedOutput()
+	if err != nil {
+		if strings.Contains(string(out), "toolchain") {
+			t.Skipf("no toolchain to build nats-server with: %s", out)
+		}
+		t.Fatalf("building nats-server: %v\n%s", err, out)
+	}
+	t.Logf("built nats-server in %s", time.Since(start).Round(time.Second))
+	return bin
+}
+
+// natsNode is one node of the cluster: a nats-server process run from the
+// test's work directory, its output in a log file of its own.
+type natsNode struct {
+	name      string // server_name, as JetStream names stream leaders
+	clientURL string
+	healthURL string // the monitoring port's /healthz
+	log       string
+	cmd       *exec.Cmd
+	exited    chan struct{} // closed once the process has exited
+	exitErr   error         // what Wait returned, once exited is closed
+}
+
+// startNode runs bin -c conf in dir and kills the process when t ends,
+// showing the end of its log if t failed.
+func startNode(t *testing.T, bin, dir, name, conf, clientURL, healthURL string) *natsNode {
+	t.Helper()
+	n := &natsNode{name: name, clientURL: clientURL, healthURL: healthURL,
+		log: filepath.Join(dir, name+".log"), exited: make(chan struct{})}
+	logf, err := os.Create(n.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.cmd = exec.Command(bin, "-c", conf) // the secrets come from the environment
+	n.cmd.Dir, n.cmd.Stdout, n.cmd.Stderr = dir, logf, logf
+	if err := n.cmd.Start(); err != nil {
+		logf.Close()
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	go func() {
+		n.exitErr = n.cmd.Wait()
+		logf.Close()
+		close(n.exited)
+	}()
+	t.Cleanup(func() {
+		n.kill(t)
+		if t.Failed() {
+			t.Logf("%s's log ends:\n%s", name, n.tail(40))
+		}
+	})
+	return n
+}
+
+// kill sends the process SIGKILL (no shutdown: it dies as a crashed node
+// would) and waits until it has exited.
+func (n *natsNode) kill(t *testing.T) {
+	t.Helper()
+	select {
+	case <-n.exited:
+		return
+	default:
+	}
+	if err := n.cmd.Process.Kill(); err != nil {
+		t.Errorf("killing %s: %v", n.name, err)
+	}
+	select {
+	case <-n.exited:
+	case <-time.After(10 * time.Second):
+		t.Errorf("%s did not exit within 10s of SIGKILL", n.name)
+	}
+}
+
+// healthy reports whether the node answers its /healthz with 200 (which
+// needs JetStream up and in contact with the meta leader); it fails t if
+// the process has exited.
+func (n *natsNode) healthy(t *testing.T) bool {
+	t.Helper()
+	select {
+	case <-n.exited:
+		t.Fatalf("%s exited (%v); its log ends:\n%s", n.name, n.exitErr, n.tail(40))
+	default:
+	}
+	resp, err := healthClient.Get(n.healthURL)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+var healthClient = &http.Client{Timeout: time.Second}
+
+// tail is the last lines of the node's log, but for its retries of routes
+// to a node that is gone (one a second).
+func (n *natsNode) tail(lines int) string {
+	b, err := os.ReadFile(n.log)
+	if err != nil {
+		return err.Error()
+	}
+	var kept []string
+	for l := range strings.Lines(string(b)) {
+		if !strings.Contains(l, "Error trying to connect to route") {
+			kept = append(kept, strings.TrimRight(l, "\n"))
+		}
+	}
+	return strings.Join(kept[max(0, len(kept)-lines):], "\n")
+}
+
+// bootCluster generates certificates with nats/gen-certs.sh and runs the
+// three nodes of nats/n1.conf, n2.conf and n3.conf (which include
+// auth.conf) as nats-server processes, each from a work directory holding
+// certs/ and data/ as the files say to run them. Only the addresses
+// change: every node listens on loopback ports of its own and routes to
+// the other two there; the rewritten copies sit in the work directory.
+func bootCluster(t *testing.T, bin string) (nodes []*natsNode, certs string) {
 	t.Helper()
 	if _, err := exec.LookPath("openssl"); err != nil {
 		t.Skip("openssl is needed to run nats/gen-certs.sh")
 	}
-	confs := make([]string, 3)
-	for i := range confs {
-		abs, err := filepath.Abs(fmt.Sprintf("nats/n%d.conf", i+1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		confs[i] = abs
-	}
-	script, _ := filepath.Abs("nats/gen-certs.sh")
+	nats, _ := filepath.Abs("nats")
 	work := t.TempDir()
-	if out, err := exec.Command("bash", script, filepath.Join(work, "certs")).CombinedOutput(); err != nil {
+	if out, err := exec.Command("bash", filepath.Join(nats, "gen-certs.sh"), filepath.Join(work, "certs")).CombinedOutput(); err != nil {
 		t.Fatalf("gen-certs.sh: %v\n%s", err, out)
 	}
-	t.Chdir(work) // the files' relative certs/ and data/ paths
+	auth, err := os.ReadFile(filepath.Join(nats, "auth.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "auth.conf"), auth, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work) // the files' relative certs/ paths, for checkNodeConf
 
-	routePorts := []int{freePort(t), freePort(t), freePort(t)}
-	for i, conf := range confs {
-		opts, err := server.ProcessConfigFile(conf)
-		if err != nil {
-			t.Fatalf("%s: %v", conf, err)
-		}
-		// What the file must say, checked before the addresses change.
-		switch {
-		case opts.TLSConfig == nil || opts.Cluster.TLSConfig == nil:
-			t.Fatalf("%s: no TLS on client or route connections", conf)
-		case opts.Cluster.TLSConfig.ClientAuth != tls.RequireAndVerifyClientCert:
-			t.Fatalf("%s: routes do not verify each other's certificates", conf)
-		}
-		if !opts.JetStream || len(opts.Routes) != 2 || len(opts.Accounts) < 2 || opts.SystemAccount != "SYS" {
-			t.Fatalf("%s: JetStream %v, %d routes, %d accounts, system account %q", conf, opts.JetStream, len(opts.Routes), len(opts.Accounts), opts.SystemAccount)
-		}
-		opts.Host, opts.Port, opts.HTTPPort = "127.0.0.1", server.RANDOM_PORT, 0
-		opts.Cluster.Host, opts.Cluster.Port = "127.0.0.1", routePorts[i]
-		opts.Routes = nil
-		for j, p := range routePorts {
-			if j != i {
-				opts.Routes = append(opts.Routes, &url.URL{Scheme: "nats-route", Host: fmt.Sprintf("127.0.0.1:%d", p)})
-			}
-		}
-		opts.NoLog, opts.NoSigs = true, true
-		ns, err := server.NewServer(opts)
+	type ports struct{ client, http, route int }
+	ps := make([]ports, 3)
+	for i := range ps {
+		ps[i] = ports{freePort(t), freePort(t), freePort(t)}
+	}
+	for i, p := range ps {
+		name := fmt.Sprintf("n%d", i+1)
+		src := filepath.Join(nats, name+".conf")
+		text, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		go ns.Start()
-		t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-		nodes = append(nodes, ns)
-	}
-	for i, ns := range nodes {
-		if !ns.ReadyForConnections(20 * time.Second) {
-			t.Fatalf("node n%d not ready", i+1)
+		checkNodeConf(t, src) // before the addresses change
+		swaps := []string{
+			"listen: 0.0.0.0:4222", fmt.Sprintf("listen: 127.0.0.1:%d", p.client),
+			"http: 0.0.0.0:8222", fmt.Sprintf("http: 127.0.0.1:%d", p.http),
+			"listen: 0.0.0.0:6222", fmt.Sprintf("listen: 127.0.0.1:%d", p.route),
 		}
-	}
-	waitFor(t, 30*time.Second, "a JetStream meta leader", func() bool {
-		for _, n := range nodes {
-			if n.JetStreamIsLeader() {
-				return true
+		for j, q := range ps {
+			if j != i {
+				swaps = append(swaps, fmt.Sprintf("nats-route://n%d:6222", j+1), fmt.Sprintf("nats-route://127.0.0.1:%d", q.route))
 			}
 		}
-		return false
-	})
+		conf := string(text)
+		for k := 0; k < len(swaps); k += 2 {
+			if c := strings.Count(conf, swaps[k]); c != 1 {
+				t.Fatalf("%s says %q %d times, want once: the test rewrites it", src, swaps[k], c)
+			}
+			conf = strings.Replace(conf, swaps[k], swaps[k+1], 1)
+		}
+		path := filepath.Join(work, name+".conf")
+		if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if opts := checkNodeConf(t, path); opts.Port != p.client || opts.HTTPPort != p.http || opts.Cluster.Port != p.route {
+			t.Fatalf("%s: ports %d, %d, %d after the rewrite, want %d, %d, %d", path, opts.Port, opts.HTTPPort, opts.Cluster.Port, p.client, p.http, p.route)
+		}
+		nodes = append(nodes, startNode(t, bin, work, name, path,
+			fmt.Sprintf("tls://127.0.0.1:%d", p.client), fmt.Sprintf("http://127.0.0.1:%d/healthz", p.http)))
+	}
+	for _, n := range nodes {
+		waitFor(t, 60*time.Second, n.name+" healthy (JetStream in contact with a meta leader)", func() bool { return n.healthy(t) })
+	}
 	return nodes, filepath.Join(work, "certs")
+}
+
+// checkNodeConf checks what a node's file must say (the test rewrites
+// addresses only) and returns its options.
+func checkNodeConf(t *testing.T, conf string) *server.Options {
+	t.Helper()
+	opts, err := server.ProcessConfigFile(conf)
+	if err != nil {
+		t.Fatalf("%s: %v", conf, err)
+	}
+	switch {
+	case opts.TLSConfig == nil || opts.Cluster.TLSConfig == nil:
+		t.Fatalf("%s: no TLS on client or route connections", conf)
+	case opts.Cluster.TLSConfig.ClientAuth != tls.RequireAndVerifyClientCert:
+		t.Fatalf("%s: routes do not verify each other's certificates", conf)
+	case opts.HTTPPort == 0:
+		t.Fatalf("%s: no monitoring port (the test polls /healthz)", conf)
+	}
+	if !opts.JetStream || len(opts.Routes) != 2 || len(opts.Accounts) < 2 || opts.SystemAccount != "SYS" {
+		t.Fatalf("%s: JetStream %v, %d routes, %d accounts, system account %q", conf, opts.JetStream, len(opts.Routes), len(opts.Accounts), opts.SystemAccount)
+	}
+	return opts
 }
 
 func freePort(t *testing.T) int {
@@ -114,28 +259,50 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// TestCluster_deployFiles boots the cluster from deploy/nats/, runs two
-// gateways on it over TLS with the gateway's NKey, publishes runs as the
-// pr-reviewer agent, shuts down the raw stream's leader mid-run, and checks
-// that every run gets exactly one outcome, signed, and that a forged
-// publish is refused.
+// TestCluster_deployFiles runs the cluster of deploy/nats/ as nats-server
+// processes (built from the module's nats-server), runs two gateways on it
+// over TLS with the gateway's NKey, publishes runs as the pr-reviewer
+// agent, kills the raw stream's leader (SIGKILL) mid-run, and checks that
+// every run gets exactly one outcome, signed, and that a forged publish is
+// refused.
 func TestCluster_deployFiles(t *testing.T) {
 	if testing.Short() {
-		t.Skip("boots a three-node cluster (about 20 s); make test runs it")
+		t.Skip("builds nats-server and runs a three-node cluster (about 30 s); make test runs it")
 	}
+	bin := buildNATSServer(t, t.TempDir())
 	sec := setSecrets(t)
 	examples, _ := filepath.Abs("../examples")
-	nodes, certs := bootCluster(t)
+	nodes, certs := bootCluster(t, bin)
 	urls := make([]string, len(nodes))
 	for i, n := range nodes {
-		urls[i] = n.ClientURL()
+		urls[i] = n.clientURL
 	}
 	all := strings.Join(urls, ",")
 	ca := filepath.Join(certs, "ca.pem")
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+
+	// The operator finds the stream leader and reads the outcomes.
+	onc, err := natsconn.Connect(natsconn.Options{Servers: all, User: "operator", Password: sec.passwords["operator"],
+		TLSCA: ca, InboxPrefix: "_INBOX_operator"}, "", nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(onc.Close)
+	ojs, _ := jetstream.New(onc)
+	// Every node healthy is not yet every node known to the meta leader:
+	// the gateways' replicated streams are placed once an R3 stream can
+	// be (the probe stays: no one may delete a stream).
+	waitFor(t, 30*time.Second, "a stream placed on three nodes", func() bool {
+		pctx, pcancel := context.WithTimeout(ctx, 2*time.Second)
+		defer pcancel()
+		_, err := ojs.CreateOrUpdateStream(pctx, jetstream.StreamConfig{Name: "CLUSTER_PROBE", Subjects: []string{"cluster.probe"},
+			Storage: jetstream.MemoryStorage, Replicas: 3, MaxMsgs: 1})
+		return err == nil
+	})
 
 	for range 2 {
-		natstest.Gateway(t, nodes[0], examples, func(c *gateway.Config) {
-			c.NATSURL = all
+		natstest.GatewayAt(t, all, examples, func(c *gateway.Config) {
 			c.NATS.NKey, c.NATS.TLSCA = sec.gatewaySeed, ca
 			c.Streams.Replicas = 3
 		})
@@ -158,16 +325,15 @@ func TestCluster_deployFiles(t *testing.T) {
 		t.Errorf("a server with an unknown CA: %v, want the credential and the advice to give --tlsca", err)
 	}
 	ajs, _ := jetstream.New(anc)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
 
 	// Publish the runs, each until JetStream acknowledges it (its
-	// Nats-Msg-Id keeps a retried publish single), shutting down the raw
-	// stream's leader after a third of them.
-	killed := ""
+	// Nats-Msg-Id keeps a retried publish single), killing the raw stream's
+	// leader after a third of them.
+	var killed *natsNode
 	for i := range clusterRuns {
 		if i == clusterRuns/3 {
-			killed = killStreamLeader(t, nodes, topology.StreamRaw)
+			killed = killStreamLeader(ctx, t, ojs, nodes, topology.StreamRaw)
+			t.Logf("killed %s (SIGKILL, %v), the leader of %s, after %d runs", killed.name, killed.exitErr, topology.StreamRaw, i)
 		}
 		msg := nats.NewMsg(subjects.Raw("pr-reviewer"))
 		run := fmt.Sprintf("cl-%03d", i)
@@ -180,7 +346,11 @@ func TestCluster_deployFiles(t *testing.T) {
 			return err == nil
 		})
 	}
-	t.Logf("shut down %s, the leader of %s, after %d runs", killed, topology.StreamRaw, clusterRuns/3)
+	// The publishes after the kill went to a new leader.
+	waitFor(t, 30*time.Second, "a new leader of "+topology.StreamRaw, func() bool {
+		leader, err := streamLeader(ctx, ojs, topology.StreamRaw)
+		return err == nil && leader != killed.name
+	})
 
 	// A forged result is refused.
 	forged := nats.NewMsg(subjects.Valid("pr-reviewer"))
@@ -193,19 +363,17 @@ func TestCluster_deployFiles(t *testing.T) {
 	})
 
 	// Every run has exactly one outcome, valid and signed by the gateway.
-	onc, err := natsconn.Connect(natsconn.Options{Servers: all, User: "operator", Password: sec.passwords["operator"],
-		TLSCA: ca, InboxPrefix: "_INBOX_operator"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(onc.Close)
-	ojs, _ := jetstream.New(onc)
-	var outcomes map[string][]jetstream.Msg
-	waitFor(t, 60*time.Second, "an outcome for every run", func() bool {
+	var outcomes map[string][]*jetstream.RawStreamMsg
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		var complete bool
 		outcomes, complete = readOutcomes(ctx, ojs)
-		return complete && len(outcomes) >= clusterRuns
-	})
+		if complete && len(outcomes) >= clusterRuns {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60s, %s", missingOutcomes(ctx, ojs, outcomes, complete))
+		}
+	}
 	time.Sleep(500 * time.Millisecond) // a second outcome of a run would come now
 	waitFor(t, 30*time.Second, "a complete read of the outcome streams", func() bool {
 		var complete bool
@@ -220,10 +388,10 @@ func TestCluster_deployFiles(t *testing.T) {
 			continue
 		}
 		m := got[0]
-		if m.Headers().Get(contract.HeaderOutcome) != string(contract.OutcomeValid) {
-			t.Errorf("run %s: outcome %s: %s", run, m.Headers().Get(contract.HeaderOutcome), m.Data())
+		if m.Header.Get(contract.HeaderOutcome) != string(contract.OutcomeValid) {
+			t.Errorf("run %s: outcome %s: %s", run, m.Header.Get(contract.HeaderOutcome), m.Data)
 		}
-		if err := executor.Verify(m.Subject(), m.Headers(), m.Data(), sec.gatewayPub); err != nil {
+		if err := executor.Verify(m.Subject, m.Header, m.Data, sec.gatewayPub); err != nil {
 			t.Errorf("run %s: %v", run, err)
 		}
 	}
@@ -235,45 +403,85 @@ func TestCluster_deployFiles(t *testing.T) {
 	}
 }
 
-// killStreamLeader shuts down the node leading stream and returns its name.
-func killStreamLeader(t *testing.T, nodes []*server.Server, stream string) string {
-	t.Helper()
-	for _, n := range nodes {
-		if n.JetStreamIsStreamLeader("AGENTGATE", stream) {
-			name := n.Name()
-			n.Shutdown()
-			n.WaitForShutdown()
-			return name
-		}
+// streamLeader is the name of the server leading stream, as JetStream
+// reports it to js.
+func streamLeader(ctx context.Context, js jetstream.JetStream, stream string) (string, error) {
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	s, err := js.Stream(sctx, stream)
+	if err != nil {
+		return "", err
 	}
-	t.Fatalf("no node leads %s", stream)
-	return ""
+	if c := s.CachedInfo().Cluster; c != nil && c.Leader != "" {
+		return c.Leader, nil
+	}
+	return "", fmt.Errorf("%s has no leader", stream)
 }
 
-// readOutcomes reads every outcome stream and groups the messages by run;
-// complete is false when a stream could not be read to its end (leaders
-// may be moving: the caller polls).
-func readOutcomes(ctx context.Context, js jetstream.JetStream) (byRun map[string][]jetstream.Msg, complete bool) {
-	byRun = map[string][]jetstream.Msg{}
+// killStreamLeader asks JetStream which node leads stream and kills that
+// node's process with SIGKILL.
+func killStreamLeader(ctx context.Context, t *testing.T, js jetstream.JetStream, nodes []*natsNode, stream string) *natsNode {
+	t.Helper()
+	var leader string
+	waitFor(t, 10*time.Second, "the leader of "+stream, func() bool {
+		var err error
+		leader, err = streamLeader(ctx, js, stream)
+		return err == nil
+	})
+	for _, n := range nodes {
+		if n.name == leader {
+			n.kill(t)
+			return n
+		}
+	}
+	t.Fatalf("%s is led by %q, not a node the test runs", stream, leader)
+	return nil
+}
+
+// missingOutcomes says which runs have no outcome and what the gateways'
+// consumer on the raw stream holds, for a failure.
+func missingOutcomes(ctx context.Context, js jetstream.JetStream, outcomes map[string][]*jetstream.RawStreamMsg, complete bool) string {
+	var missing []string
+	for i := range clusterRuns {
+		if run := fmt.Sprintf("cl-%03d", i); len(outcomes[run]) == 0 {
+			missing = append(missing, run)
+		}
+	}
+	msg := fmt.Sprintf("%d runs have no outcome (outcome streams read to the end: %v): %v", len(missing), complete, missing)
+	ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c, err := js.Consumer(ictx, topology.StreamRaw, topology.GatewayConsumer)
+	if err != nil {
+		return msg + fmt.Sprintf("; consumer %s: %v", topology.GatewayConsumer, err)
+	}
+	i := c.CachedInfo()
+	return msg + fmt.Sprintf("; consumer %s: %d pending, %d awaiting ack, %d redelivered, delivered up to stream seq %d, acked up to %d",
+		i.Name, i.NumPending, i.NumAckPending, i.NumRedelivered, i.Delivered.Stream, i.AckFloor.Stream)
+}
+
+// readOutcomes reads every outcome stream, message by message (no
+// consumer to leave behind on the servers when a read fails), and groups
+// the messages by run; complete is false when a stream could not be read
+// to its end (leaders may be moving: the caller polls).
+func readOutcomes(ctx context.Context, js jetstream.JetStream) (byRun map[string][]*jetstream.RawStreamMsg, complete bool) {
+	byRun = map[string][]*jetstream.RawStreamMsg{}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	for _, stream := range topology.OutcomeStreams {
-		s, err := js.Stream(ctx, stream)
+		s, err := js.Stream(rctx, stream)
 		if err != nil {
 			return byRun, false
 		}
-		total := s.CachedInfo().State.Msgs
-		if total == 0 {
-			continue
-		}
-		c, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
-		if err != nil {
-			return byRun, false
-		}
-		for read := uint64(0); read < total; read++ {
-			m, err := c.Next(jetstream.FetchMaxWait(2 * time.Second))
+		state := s.CachedInfo().State
+		for seq := state.FirstSeq; state.Msgs > 0 && seq <= state.LastSeq; seq++ {
+			m, err := s.GetMsg(rctx, seq)
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				continue
+			}
 			if err != nil {
 				return byRun, false
 			}
-			run := m.Headers().Get(contract.HeaderRunID)
+			run := m.Header.Get(contract.HeaderRunID)
 			byRun[run] = append(byRun[run], m)
 		}
 	}

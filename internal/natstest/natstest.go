@@ -53,8 +53,15 @@ func Connect(t testing.TB, srv *server.Server) (*nats.Conn, jetstream.JetStream)
 // is safe to call twice.
 func Gateway(t testing.TB, srv *server.Server, configDir string, mutate ...func(*gateway.Config)) (g *gateway.Gateway, stop func()) {
 	t.Helper()
+	return GatewayAt(t, srv.ClientURL(), configDir, mutate...)
+}
+
+// GatewayAt is Gateway on the NATS servers at url (comma-separated), for
+// servers the test runs as processes of their own.
+func GatewayAt(t testing.TB, url, configDir string, mutate ...func(*gateway.Config)) (g *gateway.Gateway, stop func()) {
+	t.Helper()
 	cfg := gateway.Config{
-		ConfigDir: configDir, NATSURL: srv.ClientURL(), HTTPAddr: "127.0.0.1:0",
+		ConfigDir: configDir, NATSURL: url, HTTPAddr: "127.0.0.1:0",
 		Logger: slog.New(slog.DiscardHandler),
 	}
 	for _, m := range mutate {
