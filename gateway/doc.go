@@ -7,10 +7,11 @@
 //
 // It constructs every part explicitly: the outcome publisher and the
 // handlers.Processor first, then the router that feeds the processor, and
-// the gated twins that submit to it. Each NATS connection has one owner:
-// the gateway's carries the outcomes, the run state, the registry and the
-// twins; the router's own carries its subscriptions and acks (Watermill
-// drains the connection it subscribes on when it closes). Nothing
+// the gated twins that submit to it. Its one NATS connection carries the
+// subscriptions and acks, the outcomes, the run state, the registry and the
+// twins, and has one owner at a time: the gateway until the router is
+// built, then the router, which drains and closes it when it closes
+// (Watermill's subscriber drains the connection it is given). Nothing
 // imports it but commands and tests; it must never be imported by a
 // library package.
 package gateway

@@ -29,8 +29,9 @@ type Config struct {
 	URL string
 	// Conn, when set, is the connection the router subscribes on,
 	// instead of one of its own. Once the router is built it owns the
-	// connection: Watermill drains and closes it when the router closes,
-	// so it must not be shared.
+	// connection: Watermill drains and closes it when the router closes.
+	// Others may publish on it until then (the gateway does), but only the
+	// router closes it.
 	Conn *nats.Conn
 	// Name is the NATS connection name (default "agentgate").
 	Name string
