@@ -9,6 +9,7 @@ import (
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/handlers/jsontext"
 	"github.com/agentgate/agentgate/handlers/normalize"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 )
 
 // benchReview is a realistic pr-review output (about 1.3 KB).
@@ -171,7 +172,7 @@ func BenchmarkGate_DecideKinds(b *testing.B) {
 		{"invalid", "pr-reviewer/invalid.txt", "retry"},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
-			payload := string(readOutputFixture(b, tt.fixture))
+			payload := string(pipelinetest.OutputFixture(b, tt.fixture))
 			e := env("agent.output.raw.pr-reviewer", payload, "Run-Id", "run-1", "Agent-Id", "pr-reviewer", "Attempt", "1")
 			if d := g.Decide(e, nil); string(d.Outcome) != tt.want {
 				b.Fatalf("outcome %s, want %s", d.Outcome, tt.want)

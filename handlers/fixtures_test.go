@@ -14,6 +14,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers/jsontext"
 	"github.com/agentgate/agentgate/handlers/normalize"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 )
 
 // outputFixture is a raw agent output under testdata/outputs, the example
@@ -38,32 +39,32 @@ var outputFixtures = []outputFixture{
 		file: "pr-reviewer/drifted_fence.md", schema: "pr-review", candidates: 1,
 		ops: []contract.Normalization{
 			opExtract("code fence"),
-			opRename("$", "review_comments", "comments"),
-			opCoerce("$.approval", `"Request_Changes"`, `"request_changes"`, "string to enum value"),
-			opRename("$.comments[0]", "body", "message"),
-			opRename("$.comments[0]", "path", "file"),
-			opCoerce("$.comments[0].line", `"42"`, `42`, "string to integer"),
-			opCoerce("$.comments[0].severity", `"Concern"`, `"concern"`, "string to enum value"),
-			opStrip("$.comments[0].trigger_pattern"),
-			opRename("$.comments[1]", "level", "severity"),
-			opRename("$.comments[1]", "line_number", "line"),
-			opDrop("$.comments[1]", "text", "message"),
-			opCoerce("$.comments[1].severity", `" blocker "`, `"blocker"`, "string to enum value"),
-			opStrip("$.confidence"),
-			opCoerce("$.metrics.files_reviewed", `"3"`, `3`, "string to integer"),
+			pipelinetest.Rename("$", "review_comments", "comments"),
+			pipelinetest.Coerce("$.approval", `"Request_Changes"`, `"request_changes"`, "string to enum value"),
+			pipelinetest.Rename("$.comments[0]", "body", "message"),
+			pipelinetest.Rename("$.comments[0]", "path", "file"),
+			pipelinetest.Coerce("$.comments[0].line", `"42"`, `42`, "string to integer"),
+			pipelinetest.Coerce("$.comments[0].severity", `"Concern"`, `"concern"`, "string to enum value"),
+			pipelinetest.Strip("$.comments[0].trigger_pattern"),
+			pipelinetest.Rename("$.comments[1]", "level", "severity"),
+			pipelinetest.Rename("$.comments[1]", "line_number", "line"),
+			pipelinetest.Drop("$.comments[1]", "text", "message"),
+			pipelinetest.Coerce("$.comments[1].severity", `" blocker "`, `"blocker"`, "string to enum value"),
+			pipelinetest.Strip("$.confidence"),
+			pipelinetest.Coerce("$.metrics.files_reviewed", `"3"`, `3`, "string to integer"),
 		},
 	},
 	{
 		file: "pr-reviewer/drifted_prose.txt", schema: "pr-review", candidates: 1,
 		ops: []contract.Normalization{
 			opExtract("surrounding text"),
-			opRename("$", "decision", "approval"),
-			opRename("$", "overview", "summary"),
-			opCoerce("$.comments", `{"comment":"Add a test for the last page.","filename":"api/li...`, `[{"comment":"Add a test for the last page.","filename":"api/l...`, "object to array"),
-			opRename("$.comments[0]", "comment", "message"),
-			opRename("$.comments[0]", "filename", "file"),
-			opRename("$.comments[0]", "lineno", "line"),
-			opRename("$.comments[0]", "priority", "severity"),
+			pipelinetest.Rename("$", "decision", "approval"),
+			pipelinetest.Rename("$", "overview", "summary"),
+			pipelinetest.Coerce("$.comments", `{"comment":"Add a test for the last page.","filename":"api/li...`, `[{"comment":"Add a test for the last page.","filename":"api/l...`, "object to array"),
+			pipelinetest.Rename("$.comments[0]", "comment", "message"),
+			pipelinetest.Rename("$.comments[0]", "filename", "file"),
+			pipelinetest.Rename("$.comments[0]", "lineno", "line"),
+			pipelinetest.Rename("$.comments[0]", "priority", "severity"),
 			{Op: contract.OpCoerce, Path: "$.metrics", From: "null", Detail: "null in optional member removed"},
 		},
 	},
@@ -79,13 +80,13 @@ var outputFixtures = []outputFixture{
 	{
 		file: "tripwire-candidates/drifted.json", schema: "tripwire-candidates", candidates: 1,
 		ops: []contract.Normalization{
-			opRename("$", "tripwire_candidates", "candidates"),
-			opRename("$.candidates[0]", "description", "warning"),
-			opRename("$.candidates[0]", "title", "action"),
-			opStrip("$.candidates[0].severity"),
-			opStrip("$.candidates[0].trigger_pattern"),
-			opDrop("$.candidates[1]", "name", "action"),
-			opRename("$.candidates[1]", "title", "action"),
+			pipelinetest.Rename("$", "tripwire_candidates", "candidates"),
+			pipelinetest.Rename("$.candidates[0]", "description", "warning"),
+			pipelinetest.Rename("$.candidates[0]", "title", "action"),
+			pipelinetest.Strip("$.candidates[0].severity"),
+			pipelinetest.Strip("$.candidates[0].trigger_pattern"),
+			pipelinetest.Drop("$.candidates[1]", "name", "action"),
+			pipelinetest.Rename("$.candidates[1]", "title", "action"),
 			{Op: contract.OpCoerce, Path: "$.candidates[1].target_doc_path", From: "null", Detail: "null in optional member removed"},
 		},
 	},
@@ -101,8 +102,8 @@ func TestNormalize_fixtures(t *testing.T) {
 	for _, f := range outputFixtures {
 		t.Run(f.file, func(t *testing.T) {
 			t.Parallel()
-			schema := loadExampleSchema(t, f.schema)
-			cands, bad := jsontext.Extract(readOutputFixture(t, f.file), 0)
+			schema := pipelinetest.ExampleSchema(t, f.schema)
+			cands, bad := jsontext.Extract(pipelinetest.OutputFixture(t, f.file), 0)
 			if f.wantViolation != "" {
 				if bad == nil || !strings.Contains(bad.Message, f.wantViolation) {
 					t.Fatalf("Extract() violation = %+v, want %q", bad, f.wantViolation)
@@ -117,12 +118,12 @@ func TestNormalize_fixtures(t *testing.T) {
 			}
 			var docs []any
 			for i, c := range cands {
-				doc, ops := normalize.Normalize(c.Doc, schema, localRefs{root: schema}, stripAndCoerce)
+				doc, ops := normalize.Normalize(c.Doc, schema, pipelinetest.LocalRefs{Root: schema}, stripAndCoerce)
 				docs = append(docs, doc)
 				if i == 0 {
 					all := append(slices.Clone(c.Normalizations), ops...)
 					if !slices.Equal(all, f.ops) {
-						t.Errorf("normalizations =\n%s\nwant\n%s", formatNormalizations(all), formatNormalizations(f.ops))
+						t.Errorf("normalizations =\n%s\nwant\n%s", pipelinetest.FormatNormalizations(all), pipelinetest.FormatNormalizations(f.ops))
 					}
 				}
 			}
@@ -131,7 +132,7 @@ func TestNormalize_fixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reading golden: %v", err)
 			}
-			if got, want := compactJSON(t, docs), compactJSON(t, decodeTestDoc(t, string(want))); got != want {
+			if got, want := pipelinetest.CompactJSON(t, docs), pipelinetest.CompactJSON(t, pipelinetest.DecodeDoc(t, string(want))); got != want {
 				t.Errorf("normalized docs =\n%s\nwant (%s)\n%s", got, golden, want)
 			}
 		})
@@ -142,31 +143,31 @@ func TestNormalize_fixtures(t *testing.T) {
 // double-encoded fixture, the one the pipeline would pick.
 func TestNormalize_driftedStringContent(t *testing.T) {
 	t.Parallel()
-	schema := loadExampleSchema(t, "code-analysis")
-	cands, bad := jsontext.Extract(readOutputFixture(t, "code-analyzer/drifted_string.json"), 0)
+	schema := pipelinetest.ExampleSchema(t, "code-analysis")
+	cands, bad := jsontext.Extract(pipelinetest.OutputFixture(t, "code-analyzer/drifted_string.json"), 0)
 	if bad != nil || len(cands) != 2 {
 		t.Fatalf("Extract() = %d candidates, %+v", len(cands), bad)
 	}
-	_, ops := normalize.Normalize(cands[1].Doc, schema, localRefs{root: schema}, stripAndCoerce)
+	_, ops := normalize.Normalize(cands[1].Doc, schema, pipelinetest.LocalRefs{Root: schema}, stripAndCoerce)
 	all := append(slices.Clone(cands[1].Normalizations), ops...)
 	want := []contract.Normalization{
 		opExtract("json string"),
-		opRename("$", "files_scanned", "files_analyzed"),
-		opRename("$", "findings", "issues"),
-		opCoerce("$.files_analyzed", `"12"`, `12`, "string to integer"),
-		opRename("$.issues[0]", "description", "message"),
-		opRename("$.issues[0]", "fix", "suggestion"),
-		opRename("$.issues[0]", "lineno", "line"),
-		opRename("$.issues[0]", "path", "file"),
-		opRename("$.issues[0]", "type", "category"),
-		opCoerce("$.issues[0].category", `"Security"`, `"security"`, "string to enum value"),
-		opStrip("$.issues[0].confidence"),
-		opCoerce("$.issues[0].line", `"88"`, `88`, "string to integer"),
-		opCoerce("$.issues[0].severity", `"HIGH"`, `"high"`, "string to enum value"),
+		pipelinetest.Rename("$", "files_scanned", "files_analyzed"),
+		pipelinetest.Rename("$", "findings", "issues"),
+		pipelinetest.Coerce("$.files_analyzed", `"12"`, `12`, "string to integer"),
+		pipelinetest.Rename("$.issues[0]", "description", "message"),
+		pipelinetest.Rename("$.issues[0]", "fix", "suggestion"),
+		pipelinetest.Rename("$.issues[0]", "lineno", "line"),
+		pipelinetest.Rename("$.issues[0]", "path", "file"),
+		pipelinetest.Rename("$.issues[0]", "type", "category"),
+		pipelinetest.Coerce("$.issues[0].category", `"Security"`, `"security"`, "string to enum value"),
+		pipelinetest.Strip("$.issues[0].confidence"),
+		pipelinetest.Coerce("$.issues[0].line", `"88"`, `88`, "string to integer"),
+		pipelinetest.Coerce("$.issues[0].severity", `"HIGH"`, `"high"`, "string to enum value"),
 		{Op: contract.OpCoerce, Path: "$.issues[1].suggestion", From: "null", Detail: "null in optional member removed"},
 	}
 	if !slices.Equal(all, want) {
-		t.Errorf("normalizations =\n%s\nwant\n%s", formatNormalizations(all), formatNormalizations(want))
+		t.Errorf("normalizations =\n%s\nwant\n%s", pipelinetest.FormatNormalizations(all), pipelinetest.FormatNormalizations(want))
 	}
 }
 
@@ -177,13 +178,13 @@ var semverID = regexp.MustCompile(`^https://[^/]+/.+/(0|[1-9][0-9]*)\.(0|[1-9][0
 // the 2020-12 dialect; blueprints naming a bundled schema.
 func TestExampleConfig(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob(filepath.Join("..", "examples", "schemas", "*.schema.json"))
+	files, err := filepath.Glob(filepath.Join(pipelinetest.Root(t), "examples", "schemas", "*.schema.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example schemas: %v", err)
 	}
 	ids := map[string]bool{}
 	for _, f := range files {
-		s := decodeTestSchema(t, string(readTestFile(t, f)))
+		s := pipelinetest.DecodeSchema(t, string(pipelinetest.ReadFile(t, f)))
 		id, _ := s["$id"].(string)
 		if !semverID.MatchString(id) {
 			t.Errorf("%s: $id %q is not absolute with a semver last segment", f, id)
@@ -199,14 +200,14 @@ func TestExampleConfig(t *testing.T) {
 		ids[id] = true
 	}
 	// JSON Type Definition schemas (contract section 5), named by metadata.id.
-	jtds, _ := filepath.Glob(filepath.Join("..", "examples", "schemas", "*.jtd.json"))
+	jtds, _ := filepath.Glob(filepath.Join(pipelinetest.Root(t), "examples", "schemas", "*.jtd.json"))
 	for _, f := range jtds {
 		var s struct {
 			Metadata struct {
 				ID, Title, Description string
 			}
 		}
-		if err := json.Unmarshal(readTestFile(t, f), &s); err != nil {
+		if err := json.Unmarshal(pipelinetest.ReadFile(t, f), &s); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		if !semverID.MatchString(s.Metadata.ID) || s.Metadata.Title == "" || s.Metadata.Description == "" {
@@ -214,7 +215,7 @@ func TestExampleConfig(t *testing.T) {
 		}
 		ids[s.Metadata.ID] = true
 	}
-	agents, _ := filepath.Glob(filepath.Join("..", "examples", "agents", "*.json"))
+	agents, _ := filepath.Glob(filepath.Join(pipelinetest.Root(t), "examples", "agents", "*.json"))
 	if len(agents) != 5 {
 		t.Errorf("%d example agents, want 5", len(agents))
 	}
@@ -231,7 +232,7 @@ func TestExampleConfig(t *testing.T) {
 			Reply string                     `json:"reply"`
 			Tools map[string]json.RawMessage `json:"tools"`
 		}
-		dec := json.NewDecoder(bytes.NewReader(readTestFile(t, f)))
+		dec := json.NewDecoder(bytes.NewReader(pipelinetest.ReadFile(t, f)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&bp); err != nil {
 			t.Errorf("%s: %v", f, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -137,14 +138,14 @@ func TestCheck_lossy(t *testing.T) {
 			v = handlers.Check([]byte(tt.given), s, checkAccept)
 			if tt.wantData == "" {
 				if v.Valid {
-					t.Fatalf("accept: valid %s, want invalid", compactJSON(t, v.Data))
+					t.Fatalf("accept: valid %s, want invalid", pipelinetest.CompactJSON(t, v.Data))
 				}
 				return
 			}
 			if !v.Valid {
 				t.Fatalf("accept: invalid %+v", v.Violations)
 			}
-			if data := compactJSON(t, v.Data); data != tt.wantData {
+			if data := pipelinetest.CompactJSON(t, v.Data); data != tt.wantData {
 				t.Errorf("accept: data %s, want %s", data, tt.wantData)
 			}
 			var lossy []string
@@ -154,7 +155,7 @@ func TestCheck_lossy(t *testing.T) {
 				}
 			}
 			if !slices.Equal(lossy, tt.wantLossy) {
-				t.Errorf("accept: op lossy at %q, want %q: %s", lossy, tt.wantLossy, formatNormalizations(v.Normalizations))
+				t.Errorf("accept: op lossy at %q, want %q: %s", lossy, tt.wantLossy, pipelinetest.FormatNormalizations(v.Normalizations))
 			}
 		})
 	}
@@ -172,8 +173,8 @@ func TestCheck_lossyPathFollowsRenames(t *testing.T) {
 		t.Fatalf("violations %+v, want truncated at $.comments[0].message", v.Violations)
 	}
 	v = handlers.Check([]byte(given), s, checkAccept)
-	if !v.Valid || !slices.Contains(v.Normalizations, opLossy("$.comments[0].message", jsontext.RepairTruncated)) {
-		t.Fatalf("accept: valid %v, %s", v.Valid, formatNormalizations(v.Normalizations))
+	if !v.Valid || !slices.Contains(v.Normalizations, pipelinetest.Lossy("$.comments[0].message", jsontext.RepairTruncated)) {
+		t.Fatalf("accept: valid %v, %s", v.Valid, pipelinetest.FormatNormalizations(v.Normalizations))
 	}
 }
 
@@ -192,8 +193,8 @@ func TestReplyCheck_lossy(t *testing.T) {
 		t.Errorf("default: %+v", v.Violations)
 	}
 	v, _ = handlers.ReplyCheck([]byte(given), bp, checkAccept)
-	if !v.Valid || !slices.Contains(v.Normalizations, opLossy("$.args.query", jsontext.RepairTruncated)) {
-		t.Errorf("accept: valid %v %s", v.Valid, formatNormalizations(v.Normalizations))
+	if !v.Valid || !slices.Contains(v.Normalizations, pipelinetest.Lossy("$.args.query", jsontext.RepairTruncated)) {
+		t.Errorf("accept: valid %v %s", v.Valid, pipelinetest.FormatNormalizations(v.Normalizations))
 	}
 }
 

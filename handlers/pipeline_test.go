@@ -9,6 +9,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -86,9 +87,9 @@ func TestCheck_repair(t *testing.T) {
 			given:     `{'summary': 'ok', 'approval': 'approve', 'comments': [], 'metrics': None}`,
 			wantValid: true, wantData: `{"approval":"approve","comments":[],"summary":"ok"}`,
 			ops: []contract.Normalization{
-				opRepair("single or typographic quotes replaced by double quotes (6 times)"),
-				opRepair("Python constant converted"),
-				opNullRemoved("$.metrics"),
+				pipelinetest.Repair("single or typographic quotes replaced by double quotes (6 times)"),
+				pipelinetest.Repair("Python constant converted"),
+				pipelinetest.NullRemoved("$.metrics"),
 			},
 		},
 		{
@@ -97,15 +98,15 @@ func TestCheck_repair(t *testing.T) {
 			wantValid: true, wantData: `{"approval":"approve","comments":[],"summary":"ok"}`,
 			ops: []contract.Normalization{
 				opExtract("code fence"),
-				opRepair("trailing comma removed"),
-				opRepair("unquoted key or string quoted (3 times)"),
+				pipelinetest.Repair("trailing comma removed"),
+				pipelinetest.Repair("unquoted key or string quoted (3 times)"),
 			},
 		},
 		{
 			name:      "a strict candidate that fails, then a repaired one that validates",
 			given:     `The list [1, 2] is done; review: {summary: "ok", approval: "approve", comments: []} thanks`,
 			wantValid: true, wantData: `{"approval":"approve","comments":[],"summary":"ok"}`,
-			ops: []contract.Normalization{opExtract("surrounding text"), opRepair("unquoted key or string quoted (3 times)")},
+			ops: []contract.Normalization{opExtract("surrounding text"), pipelinetest.Repair("unquoted key or string quoted (3 times)")},
 		},
 		{
 			name:      "nothing validates: the first candidate's violations",
@@ -117,7 +118,7 @@ func TestCheck_repair(t *testing.T) {
 			given:     "{\n  // verdict first\n  \"approval\": \"approve\",\n  \"summary\": \"Line one\nline two\",\n  \"comments\": [],\n}",
 			wantValid: true, wantData: `{"approval":"approve","comments":[],"summary":"Line one\nline two"}`,
 			ops: []contract.Normalization{
-				opRepair("comment removed"), opRepair("trailing comma removed"), opRepair("string escaping repaired"),
+				pipelinetest.Repair("comment removed"), pipelinetest.Repair("trailing comma removed"), pipelinetest.Repair("string escaping repaired"),
 			},
 		},
 		{
@@ -134,11 +135,11 @@ func TestCheck_repair(t *testing.T) {
 				t.Fatalf("Valid = %v, violations %+v", v.Valid, v.Violations)
 			}
 			if tt.wantValid {
-				if got := compactJSON(t, v.Data); got != tt.wantData {
+				if got := pipelinetest.CompactJSON(t, v.Data); got != tt.wantData {
 					t.Errorf("Data = %s, want %s", got, tt.wantData)
 				}
 				if !slices.Equal(v.Normalizations, tt.ops) {
-					t.Errorf("normalizations =\n%s\nwant\n%s", formatNormalizations(v.Normalizations), formatNormalizations(tt.ops))
+					t.Errorf("normalizations =\n%s\nwant\n%s", pipelinetest.FormatNormalizations(v.Normalizations), pipelinetest.FormatNormalizations(tt.ops))
 				}
 				return
 			}
@@ -169,7 +170,7 @@ func TestCheck_truncationNeverSilent(t *testing.T) {
 	for n := 1; n < len(doc); n++ {
 		v := handlers.Check([]byte(doc[:n]), s, checkStrict)
 		if v.Valid {
-			t.Errorf("prefix %q is valid: %s", doc[:n], formatNormalizations(v.Normalizations))
+			t.Errorf("prefix %q is valid: %s", doc[:n], pipelinetest.FormatNormalizations(v.Normalizations))
 		}
 		if !slices.ContainsFunc(v.Violations, func(v contract.Violation) bool { return v.Keyword == contract.KeywordTruncated }) {
 			t.Errorf("prefix %q: no truncated violation in %+v", doc[:n], v.Violations)
@@ -178,7 +179,7 @@ func TestCheck_truncationNeverSilent(t *testing.T) {
 		if v.Valid && !slices.ContainsFunc(v.Normalizations, func(n contract.Normalization) bool {
 			return n.Op == contract.OpLossy && n.Detail == jsontext.RepairTruncated
 		}) {
-			t.Errorf("prefix %q is valid without a truncation record: %s", doc[:n], formatNormalizations(v.Normalizations))
+			t.Errorf("prefix %q is valid without a truncation record: %s", doc[:n], pipelinetest.FormatNormalizations(v.Normalizations))
 		}
 	}
 	if v := handlers.Check([]byte(doc), s, checkStrict); !v.Valid || len(v.Normalizations) != 0 {
@@ -225,7 +226,7 @@ func TestCheck_candidateOrderIncludesRepaired(t *testing.T) {
 				t.Fatalf("valid = %v, violations %v", v.Valid, v.Violations)
 			}
 			if tt.wantValid {
-				if got := compactJSON(t, v.Data); got != tt.wantData {
+				if got := pipelinetest.CompactJSON(t, v.Data); got != tt.wantData {
 					t.Errorf("data = %s, want %s", got, tt.wantData)
 				}
 				return

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 )
 
 // realSchema is the schema of the shapes real models write (issue 11,
@@ -58,14 +59,14 @@ func TestCheck_realModelRepairs(t *testing.T) {
 			v := handlers.Check([]byte(tt.given), s, checkStrict)
 			if tt.want == "" {
 				if v.Valid {
-					t.Fatalf("valid %s (%s), want a retry", compactJSON(t, v.Data), formatNormalizations(v.Normalizations))
+					t.Fatalf("valid %s (%s), want a retry", pipelinetest.CompactJSON(t, v.Data), pipelinetest.FormatNormalizations(v.Normalizations))
 				}
 				return
 			}
 			if !v.Valid {
 				t.Fatalf("invalid %+v", v.Violations)
 			}
-			if got := compactJSON(t, v.Data); got != tt.want {
+			if got := pipelinetest.CompactJSON(t, v.Data); got != tt.want {
 				t.Errorf("data %s, want %s", got, tt.want)
 			}
 			for _, n := range v.Normalizations {

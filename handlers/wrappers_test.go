@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 )
 
 // toolCallSchema is a tool call as the function-calling models emit it;
@@ -54,7 +55,7 @@ func TestCheck_wrappers(t *testing.T) {
 			name:  "Llama 3.1 <|python_tag|> with parameters",
 			given: `<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}<|eom_id|>`,
 			want:  want,
-			ops:   []contract.Normalization{opExtract("<|python_tag|> token"), opRename("$", "parameters", "arguments")},
+			ops:   []contract.Normalization{opExtract("<|python_tag|> token"), pipelinetest.Rename("$", "parameters", "arguments")},
 		},
 		{
 			name:  "gpt-oss harmony tokens",
@@ -92,7 +93,7 @@ func TestCheck_wrappers(t *testing.T) {
 			want:  want,
 			ops: []contract.Normalization{
 				opExtract("<tool_call> tag"),
-				opRepair("single or typographic quotes replaced by double quotes (5 times)"),
+				pipelinetest.Repair("single or typographic quotes replaced by double quotes (5 times)"),
 			},
 		},
 		{
@@ -125,18 +126,18 @@ func TestCheck_wrappers(t *testing.T) {
 			v := handlers.Check([]byte(tt.given), s, checkStrict)
 			if tt.want == "" {
 				if v.Valid {
-					t.Fatalf("valid %s, want invalid", compactJSON(t, v.Data))
+					t.Fatalf("valid %s, want invalid", pipelinetest.CompactJSON(t, v.Data))
 				}
 				return
 			}
 			if !v.Valid {
 				t.Fatalf("invalid: %+v", v.Violations)
 			}
-			if got := compactJSON(t, v.Data); got != tt.want {
+			if got := pipelinetest.CompactJSON(t, v.Data); got != tt.want {
 				t.Errorf("Data = %s, want %s", got, tt.want)
 			}
 			if !slices.Equal(v.Normalizations, tt.ops) {
-				t.Errorf("normalizations =\n%s\nwant\n%s", formatNormalizations(v.Normalizations), formatNormalizations(tt.ops))
+				t.Errorf("normalizations =\n%s\nwant\n%s", pipelinetest.FormatNormalizations(v.Normalizations), pipelinetest.FormatNormalizations(tt.ops))
 			}
 		})
 	}

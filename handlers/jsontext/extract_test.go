@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 )
 
 // extracted is a candidate as the tests state it: the document as JSON text
@@ -170,7 +171,7 @@ func TestExtract_contractOrder(t *testing.T) {
 				t.Fatalf("Extract() = %d candidates %s, want %d", len(got), describeCandidates(got), len(tt.want))
 			}
 			for i, c := range got {
-				if doc := compactJSON(t, c.Doc); doc != tt.want[i].doc {
+				if doc := pipelinetest.CompactJSON(t, c.Doc); doc != tt.want[i].doc {
 					t.Errorf("candidate %d doc = %s, want %s", i, doc, tt.want[i].doc)
 				}
 				if len(c.Normalizations) != len(tt.want[i].from) {
@@ -313,16 +314,6 @@ func ExampleExtract() {
 	// [{Op:extract Path:$ From: To: Detail:code fence}]
 }
 
-// compactJSON returns v as compact JSON (object members sorted).
-func compactJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("marshal %#v: %v", v, err)
-	}
-	return string(b)
-}
-
 func describeCandidates(cs []jsontext.Candidate) string {
 	var b strings.Builder
 	for _, c := range cs {
@@ -371,7 +362,7 @@ func TestExtract_truncatedDocumentInProse(t *testing.T) {
 				t.Fatalf("Extract() = %d candidates %s, want %d", len(got), describeCandidates(got), len(tt.want))
 			}
 			for i, c := range got {
-				if doc := compactJSON(t, c.Doc); doc != tt.want[i].doc {
+				if doc := pipelinetest.CompactJSON(t, c.Doc); doc != tt.want[i].doc {
 					t.Errorf("candidate %d = %s, want %s", i, doc, tt.want[i].doc)
 				}
 				var from []string

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 )
 
 // jsonrepairCasesPath is the shared jsonrepair corpus, beside the repo.
@@ -204,14 +205,6 @@ func numbersToFloat(v any) any {
 	return v
 }
 
-func opRepair(detail string) contract.Normalization {
-	return contract.Normalization{Op: contract.OpRepair, Path: "$", Detail: detail}
-}
-
-func opLossy(path, detail string) contract.Normalization {
-	return contract.Normalization{Op: contract.OpLossy, Path: path, Detail: detail}
-}
-
 func TestRepair_records(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -222,28 +215,28 @@ func TestRepair_records(t *testing.T) {
 	}{
 		{name: "valid JSON unchanged", given: ` {"a": [1, 2]} `, want: ` {"a": [1, 2]} `, ops: []contract.Normalization{}},
 		{name: "trailing commas counted", given: `{"a": [1, 2,], "b": 3,}`, want: `{"a":[1,2],"b":3}`,
-			ops: []contract.Normalization{opRepair("trailing comma removed (2 times)")}},
+			ops: []contract.Normalization{pipelinetest.Repair("trailing comma removed (2 times)")}},
 		{name: "python dict", given: `{'a': True, 'b': None}`, want: `{"a":true,"b":null}`,
-			ops: []contract.Normalization{opRepair("single or typographic quotes replaced by double quotes (2 times)"), opRepair("Python constant converted (2 times)")}},
+			ops: []contract.Normalization{pipelinetest.Repair("single or typographic quotes replaced by double quotes (2 times)"), pipelinetest.Repair("Python constant converted (2 times)")}},
 		{name: "truncated document closed", given: `{"summary": "The code is fine", "comments": [{"file": "a.go", "mess`,
 			want: `{"summary":"The code is fine","comments":[{"file":"a.go","mess":null}]}`,
-			ops:  []contract.Normalization{opLossy("$.comments[0]", jsontext.RepairTruncated)}},
+			ops:  []contract.Normalization{pipelinetest.Lossy("$.comments[0]", jsontext.RepairTruncated)}},
 		{name: "truncated inside a string", given: `{"summary": "The code is`, want: `{"summary":"The code is"}`,
-			ops: []contract.Normalization{opLossy("$.summary", jsontext.RepairTruncated)}},
+			ops: []contract.Normalization{pipelinetest.Lossy("$.summary", jsontext.RepairTruncated)}},
 		{name: "missing bracket mid-document is not truncation", given: `[{"a": 1]`, want: `[{"a":1}]`,
-			ops: []contract.Normalization{opRepair("missing closing bracket inserted")}},
+			ops: []contract.Normalization{pipelinetest.Repair("missing closing bracket inserted")}},
 		{name: "comments and unquoted keys", given: "{\n  // the verdict\n  approval: \"approve\", /* done */\n}", want: `{"approval":"approve"}`,
-			ops: []contract.Normalization{opRepair("comment removed (2 times)"), opRepair("trailing comma removed"), opRepair("unquoted key or string quoted")}},
+			ops: []contract.Normalization{pipelinetest.Repair("comment removed (2 times)"), pipelinetest.Repair("trailing comma removed"), pipelinetest.Repair("unquoted key or string quoted")}},
 		{name: "JSONP", given: `callback({"a": 1});`, want: `{"a":1}`,
-			ops: []contract.Normalization{opRepair("function call wrapper removed (JSONP, MongoDB)")}},
+			ops: []contract.Normalization{pipelinetest.Repair("function call wrapper removed (JSONP, MongoDB)")}},
 		{name: "NDJSON", given: "{\"a\": 1}\n{\"a\": 2}\n", want: `[{"a":1},{"a":2}]`,
-			ops: []contract.Normalization{opRepair("several values wrapped in an array")}},
+			ops: []contract.Normalization{pipelinetest.Repair("several values wrapped in an array")}},
 		{name: "unescaped quote", given: `{"text": "a 24" screen"}`, want: `{"text":"a 24\" screen"}`,
-			ops: []contract.Normalization{opRepair("string escaping repaired")}},
+			ops: []contract.Normalization{pipelinetest.Repair("string escaping repaired")}},
 		{name: "raw newline in a string", given: "{\"text\": \"line 1\nline 2\"}", want: `{"text":"line 1\nline 2"}`,
-			ops: []contract.Normalization{opRepair("string escaping repaired")}},
+			ops: []contract.Normalization{pipelinetest.Repair("string escaping repaired")}},
 		{name: "number with a leading zero kept as text", given: `{"zip": 01234}`, want: `{"zip":"01234"}`,
-			ops: []contract.Normalization{opRepair("malformed number repaired")}},
+			ops: []contract.Normalization{pipelinetest.Repair("malformed number repaired")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

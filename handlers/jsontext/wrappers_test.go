@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/handlers/jsontext"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 )
 
 // TestExtract_wrapperDetails checks the Detail of a document found inside
@@ -42,7 +43,7 @@ func TestExtract_wrapperDetails(t *testing.T) {
 				t.Fatalf("Extract() = %d candidates %s, want %d", len(got), describeCandidates(got), len(tt.want))
 			}
 			for i, c := range got {
-				if doc := compactJSON(t, c.Doc); doc != tt.want[i].doc {
+				if doc := pipelinetest.CompactJSON(t, c.Doc); doc != tt.want[i].doc {
 					t.Errorf("candidate %d = %s, want %s", i, doc, tt.want[i].doc)
 				}
 				var from []string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgate/agentgate/handlers/jsontext"
 	"github.com/agentgate/agentgate/handlers/normalize"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 )
 
 // fuzzSlow is how long one input may take before a fuzz target fails it.
@@ -30,7 +31,7 @@ func FuzzNormalize(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, name := range []string{"pr-reviewer/drifted_prose.txt", "pr-reviewer/valid.json", "pr-reviewer/invalid.txt"} {
-		if cands, bad := jsontext.Extract(readOutputFixture(f, name), 0); bad == nil {
+		if cands, bad := jsontext.Extract(pipelinetest.OutputFixture(f, name), 0); bad == nil {
 			doc, _ := json.Marshal(cands[0].Doc)
 			f.Add(string(pr), string(doc), true)
 		}
@@ -48,7 +49,7 @@ func FuzzNormalize(f *testing.F) {
 		if !strip {
 			opts.ExtraFields = "reject"
 		}
-		r := localRefs{root: schema}
+		r := pipelinetest.LocalRefs{Root: schema}
 		start := time.Now()
 		once, onceOps := normalize.Normalize(doc, schema, r, opts)
 		first, err := json.Marshal(once)
@@ -57,11 +58,11 @@ func FuzzNormalize(f *testing.F) {
 		}
 		copied, copiedOps := normalize.NormalizeCopy(doc, schema, r, opts)
 		if c, _ := json.Marshal(copied); !bytes.Equal(c, first) || !slices.Equal(onceOps, copiedOps) {
-			t.Fatalf("Normalize gave %s %s; without its first pass %s %s", first, formatNormalizations(onceOps), c, formatNormalizations(copiedOps))
+			t.Fatalf("Normalize gave %s %s; without its first pass %s %s", first, pipelinetest.FormatNormalizations(onceOps), c, pipelinetest.FormatNormalizations(copiedOps))
 		}
 		twice, ops := normalize.Normalize(once, schema, r, opts)
 		if len(ops) != 0 {
-			t.Fatalf("not idempotent on %s under %s: second pass %s", first, schemaText, formatNormalizations(ops))
+			t.Fatalf("not idempotent on %s under %s: second pass %s", first, schemaText, pipelinetest.FormatNormalizations(ops))
 		}
 		if second, _ := json.Marshal(twice); !bytes.Equal(first, second) {
 			t.Fatalf("second pass changed %s to %s", first, second)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentgate/agentgate/handlers/normalize"
+	"github.com/agentgate/agentgate/internal/pipelinetest"
 	"github.com/agentgate/agentgate/schemas"
 )
 
@@ -32,14 +33,14 @@ func TestNormalize_memoIsTransparentAndSafe(t *testing.T) {
 	}
 	opts := normalize.Options{Coerce: true}
 	for _, d := range docs {
-		want, wantOps := normalize.Normalize(decodeTestDoc(t, d), s.Doc, plainResolver{s}, opts)
+		want, wantOps := normalize.Normalize(pipelinetest.DecodeDoc(t, d), s.Doc, plainResolver{s}, opts)
 		var wg sync.WaitGroup
 		for range 8 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for range 20 {
-					got, ops := normalize.Normalize(decodeTestDoc(t, d), s.Doc, s, opts)
+					got, ops := normalize.Normalize(pipelinetest.DecodeDoc(t, d), s.Doc, s, opts)
 					if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(ops, wantOps) {
 						t.Errorf("memoized normalize differs for %s:\n%v %v\nwant\n%v %v", d, got, ops, want, wantOps)
 						return
