@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -19,9 +18,6 @@ import (
 	"github.com/agentgate/agentgate/handlers/jsontext"
 	"github.com/agentgate/agentgate/internal/pipelinetest"
 )
-
-// jsonrepairCasesPath is the shared jsonrepair corpus, beside the repo.
-var jsonrepairCasesPath = filepath.Join("..", "..", "..", "shared", "testdata", "jsonrepair", "jsonrepair_cases.json")
 
 // jsonrepairCase is one case of the corpus: kind "valid" (must pass
 // unchanged), "repair" (must repair to expected) or "error" (must be
@@ -37,9 +33,10 @@ type jsonrepairCase struct {
 
 func loadJSONRepairCases(tb testing.TB) []jsonrepairCase {
 	tb.Helper()
-	raw, err := os.ReadFile(jsonrepairCasesPath)
+	path := pipelinetest.JSONRepairCases(tb)
+	raw, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		tb.Skipf("jsonrepair corpus not found at %s (it lives in the shared folder beside the repo)", jsonrepairCasesPath)
+		tb.Skipf("jsonrepair corpus not found at %s (it lives in the shared folder beside the repo)", path)
 	}
 	if err != nil {
 		tb.Fatal(err)
@@ -48,7 +45,7 @@ func loadJSONRepairCases(tb testing.TB) []jsonrepairCase {
 		Cases []jsonrepairCase `json:"cases"`
 	}
 	if err := json.Unmarshal(raw, &file); err != nil {
-		tb.Fatalf("decoding %s: %v", jsonrepairCasesPath, err)
+		tb.Fatalf("decoding %s: %v", path, err)
 	}
 	return file.Cases
 }

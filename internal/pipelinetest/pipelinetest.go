@@ -183,3 +183,41 @@ func Root(t testing.TB) string {
 		dir = parent
 	}
 }
+
+// JSONRepairCases is the jsonrepair corpus (docs/repair.md), in the shared
+// folder beside the module: absent on a clone without it.
+func JSONRepairCases(t testing.TB) string {
+	t.Helper()
+	return filepath.Join(filepath.Dir(Root(t)), "shared", "testdata", "jsonrepair", "jsonrepair_cases.json")
+}
+
+// AddFuzzSeeds adds as seeds the raw output fixtures, the inputs of the
+// jsonrepair corpus when the shared folder is there, and a few shapes that
+// have broken a repairer before.
+func AddFuzzSeeds(f *testing.F) {
+	f.Helper()
+	files, _ := filepath.Glob(filepath.Join(Root(f), OutputsDir, "*", "*"))
+	for _, name := range files {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
+	}
+	if raw, err := os.ReadFile(JSONRepairCases(f)); err == nil {
+		var file struct {
+			Cases []struct {
+				Input string `json:"input"`
+			} `json:"cases"`
+		}
+		if json.Unmarshal(raw, &file) == nil {
+			for _, c := range file.Cases {
+				f.Add([]byte(c.Input))
+			}
+		}
+	}
+	for _, s := range []string{
+		"", "{", "[", `"`, `{"a":`, "```json\n{'a': 1,}\n```", "<tool_call>\n{'name': 'x'", "\\\"a\\\"",
+		`{"a": "b" "c"}`, `["(", "x") y"]`, `"a" + "b" + `, "callback({a: 1});", "1\n2\n3", "{\"a\": [1, 2, ...]}",
+	} {
+		f.Add([]byte(s))
+	}
+}
