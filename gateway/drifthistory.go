@@ -15,6 +15,12 @@ import (
 const (
 	DefaultDriftInterval = 10 * time.Second
 	DefaultDriftPoints   = 360
+	// MinDriftInterval and MaxDriftPoints bound what Config may ask for:
+	// a sample every second at the most, and a day of points at the
+	// default interval (each ~100 bytes, so ~220 MB for maxDriftAgents
+	// full rings, and ~1.3 MB of JSON in one agent's GET /v1/drift).
+	MinDriftInterval = time.Second
+	MaxDriftPoints   = 8640
 	// maxDriftAgents bounds the agents with a history. Agent labels are
 	// already bounded (blueprint names, and unknownAgentLabel for the
 	// rest), but blueprints come and go through the registry API; past

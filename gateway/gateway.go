@@ -137,6 +137,11 @@ func (c *Config) setDefaults() {
 	if c.MaxPayload == 0 {
 		c.MaxPayload = handlers.DefaultMaxPayload
 	}
+	// The processor's deciders are sized from Workers before the router
+	// is built, so the router's default is applied here, once.
+	if c.Workers == 0 {
+		c.Workers = router.DefaultWorkers()
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -158,8 +163,11 @@ func (c Config) Validate() error {
 		l.MaxInFlightBytes < 0 || l.MaxDeliver < 0 || l.MaxViolations < 0 {
 		errs = append(errs, fmt.Errorf("%w: negative limit", ErrBadConfig))
 	}
-	if c.DriftInterval < 0 || c.DriftPoints < 0 {
-		errs = append(errs, fmt.Errorf("%w: negative drift interval or points", ErrBadConfig))
+	if c.DriftInterval != 0 && c.DriftInterval < MinDriftInterval {
+		errs = append(errs, fmt.Errorf("%w: drift interval %s below %s", ErrBadConfig, c.DriftInterval, MinDriftInterval))
+	}
+	if c.DriftPoints < 0 || c.DriftPoints > MaxDriftPoints {
+		errs = append(errs, fmt.Errorf("%w: drift points %d outside 0 to %d", ErrBadConfig, c.DriftPoints, MaxDriftPoints))
 	}
 	if l.MaxInFlightBytes > 0 && l.MaxInFlightBytes < c.MaxPayload {
 		errs = append(errs, fmt.Errorf("%w: max in-flight bytes %d below the max payload %d", ErrBadConfig, l.MaxInFlightBytes, c.MaxPayload))

@@ -12,5 +12,6 @@
 // nothing of how they are loaded or compiled; validation is the schemas
 // package's, and the decision (retry, dead letter, accept) is the
 // pipeline's. It must never import handlers, the text recovery of
-// handlers/jsontext or the bus: it imports only contract.
+// handlers/jsontext or the bus: it imports only contract and
+// internal/jsonx.
 package normalize
