@@ -46,6 +46,20 @@ type Origin struct {
 	Subject string
 	Stream  string
 	Seq     uint64
+	// Chunked says Seq is a chunk's, in the stream of streamed outputs'
+	// chunks, which counts from 1 as the raw stream does.
+	Chunked bool
+}
+
+// tag names the input in the Nats-Msg-Id of a dead letter that is not its
+// run's recorded outcome (contract section 3): seq-<N> for a raw output,
+// chunk-<N> for a chunk of a streamed one, so that the two streams'
+// sequences never give two dead letters the same id.
+func (o Origin) tag() string {
+	if o.Chunked {
+		return "chunk-" + strconv.FormatUint(o.Seq, 10)
+	}
+	return "seq-" + strconv.FormatUint(o.Seq, 10)
 }
 
 // Header returns the first value of a header ("" when absent).

@@ -492,9 +492,9 @@ func (g *Gate) deadLetter(env Envelope, m Meta, attempt int, t contract.ErrorTyp
 		// Not the (run, attempt)'s recorded outcome: named after the input
 		// too, so that a later recorded one is not taken for its
 		// duplicate, while a redelivery of this input still is.
-		d.MsgID = msgID(m, attempt, contract.OutcomeDLQ) + ".seq-" + strconv.FormatUint(env.Origin.Seq, 10)
+		d.MsgID = msgID(m, attempt, contract.OutcomeDLQ) + "." + env.Origin.tag()
 	default:
-		d.MsgID = "seq-" + strconv.FormatUint(env.Origin.Seq, 10) + "." + string(contract.OutcomeDLQ)
+		d.MsgID = env.Origin.tag() + "." + string(contract.OutcomeDLQ)
 	}
 	d.Payload = encode(ev)
 	if g.cfg.MaxMessage > 0 && len(d.Payload) > g.cfg.MaxMessage-1024 {
@@ -596,7 +596,7 @@ func (g *Gate) ProcessingLimit(env Envelope, st *contract.RunState, limit, msg s
 	if deliveries > 0 && st == nil {
 		// Not the run's recorded outcome: named after the input.
 		d.State = nil
-		d.MsgID = contract.MsgID(m.RunID, attempt, contract.OutcomeDLQ) + ".seq-" + strconv.FormatUint(env.Origin.Seq, 10)
+		d.MsgID = contract.MsgID(m.RunID, attempt, contract.OutcomeDLQ) + "." + env.Origin.tag()
 	}
 	var ev contract.FailedEvent
 	if err := json.Unmarshal(d.Payload, &ev); err == nil {

@@ -44,6 +44,13 @@ func env(subject string, payload string, kv ...string) handlers.Envelope {
 		Origin: handlers.Origin{Subject: subject, Stream: "AGENT_OUTPUT_RAW", Seq: 7}}
 }
 
+// chunked is e as the assembled output of a streamed attempt, its origin a
+// chunk in the partial stream.
+func chunked(e handlers.Envelope) handlers.Envelope {
+	e.Origin.Stream, e.Origin.Chunked = "AGENT_OUTPUT_PARTIAL", true
+	return e
+}
+
 func TestGate_Decide(t *testing.T) {
 	t.Parallel()
 	g := newGate(t, 64, 0)
@@ -91,6 +98,13 @@ func TestGate_Decide(t *testing.T) {
 			contract.OutcomeDLQ, contract.ErrRunAlreadyCompleted, 9, "r.9.dlq.seq-7", "agent.output.dlq.pr-reviewer", ""},
 		{"attempts exhausted", env(pr, "{}", "Run-Id", "r", "Attempt", "3"), nil,
 			contract.OutcomeDLQ, contract.ErrAttemptsExhausted, 3, "r.3.dlq.seq-7", "agent.output.dlq.pr-reviewer", ""},
+		// The partial stream counts from 1 too: a streamed attempt's dead
+		// letter names its chunk apart from the raw output of the same
+		// sequence.
+		{"streamed attempts exhausted", chunked(env(pr, "{}", "Run-Id", "r", "Attempt", "3")), nil,
+			contract.OutcomeDLQ, contract.ErrAttemptsExhausted, 3, "r.3.dlq.chunk-7", "agent.output.dlq.pr-reviewer", ""},
+		{"streamed without a run", chunked(env(pr, "{}")), nil,
+			contract.OutcomeDLQ, contract.ErrInvalidEnvelope, 0, "chunk-7.dlq", "agent.output.dlq.pr-reviewer", ""},
 		{"schema by header for an agent without blueprint", env("agent.output.raw.adhoc", goodReview, "Run-Id", "r",
 			"Schema-Id", "https://agentgate.dev/schemas/pr-review/1.0.0"), nil,
 			contract.OutcomeValid, "", 1, "r.1.valid", "agent.output.valid.adhoc", contract.RunCompleted},

@@ -56,7 +56,7 @@ func streamEnvelope(s *contract.StreamState, payload []byte) Envelope {
 		h[contract.HeaderAttempt] = []string{strconv.Itoa(s.Attempt)}
 	}
 	return Envelope{Agent: s.AgentID, Headers: h, Payload: payload,
-		Origin: Origin{Subject: s.Subject, Stream: s.Stream, Seq: seq}}
+		Origin: Origin{Subject: s.Subject, Stream: s.Stream, Seq: seq, Chunked: true}}
 }
 
 // ChunkStore keeps the chunks of streamed attempts, like RunStore: Get

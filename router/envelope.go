@@ -56,6 +56,7 @@ func Envelope(msg *message.Message) handlers.Envelope {
 	}
 	subject := env.Origin.Subject
 	if strings.HasPrefix(subject, subjects.PartialPrefix+".") {
+		env.Origin.Chunked = true
 		agent, ok := subjects.AgentFromPartial(subject)
 		env.Agent = agent
 		if !ok {
