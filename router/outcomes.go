@@ -41,6 +41,15 @@ type Outcomes struct {
 // DefaultMaxScan is Outcomes.MaxScan's default.
 const DefaultMaxScan = 100_000
 
+// DefaultLookupTimeout bounds a look-up when the emission has no deadline;
+// with one, a look-up takes at most half of the time left, so that the
+// publish after it keeps the other half.
+const DefaultLookupTimeout = 5 * time.Second
+
+// lookupInactive is how long the server keeps a look-up's consumer once it
+// is no longer read, should deleting it fail.
+const lookupInactive = 10 * time.Second
+
 // clockSkew widens the look-up's time range, and narrows the part of the
 // de-duplication window trusted, by the clock differences of replicas and
 // servers.
@@ -74,6 +83,13 @@ func (o Outcomes) Emit(ctx context.Context, d handlers.Decision) (uint64, error)
 // longer covers it: among the messages on subject since d.RecordedAt (less
 // the skew), headers only, up to MaxScan of them.
 func (o Outcomes) stored(ctx context.Context, d handlers.Decision, subject string) (uint64, bool, error) {
+	var cancel context.CancelFunc
+	if deadline, ok := ctx.Deadline(); ok {
+		ctx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/2))
+	} else {
+		ctx, cancel = context.WithTimeout(ctx, DefaultLookupTimeout)
+	}
+	defer cancel()
 	s, err := o.JS.Stream(ctx, topology.OutcomeStream(d.Outcome))
 	if err != nil {
 		return 0, false, err
@@ -84,11 +100,17 @@ func (o Outcomes) stored(ctx context.Context, d handlers.Decision, subject strin
 	start := d.RecordedAt.Add(-clockSkew)
 	c, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{subject}, DeliverPolicy: jetstream.DeliverByStartTimePolicy,
-		OptStartTime: &start, HeadersOnly: true,
+		OptStartTime: &start, HeadersOnly: true, InactiveThreshold: lookupInactive,
 	})
 	if err != nil {
 		return 0, false, err
 	}
+	defer func() {
+		// Best effort: the inactive threshold removes it otherwise.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = s.DeleteConsumer(dctx, c.CachedInfo().Name)
+	}()
 	info, err := c.Info(ctx)
 	if err != nil {
 		return 0, false, err
@@ -104,9 +126,12 @@ func (o Outcomes) stored(ctx context.Context, d handlers.Decision, subject strin
 		return 0, false, nil
 	}
 	for seen := 0; seen < pending; {
-		batch, err := c.Fetch(min(pending-seen, 256), jetstream.FetchMaxWait(time.Second))
+		if err := ctx.Err(); err != nil {
+			return 0, false, fmt.Errorf("%w: %d of %d messages read: %w", ErrLookupIncomplete, seen, pending, err)
+		}
+		batch, err := c.Fetch(min(pending-seen, 256), jetstream.FetchContext(ctx))
 		if err != nil {
-			return 0, false, err
+			return 0, false, fmt.Errorf("%w: %d of %d messages read: %w", ErrLookupIncomplete, seen, pending, err)
 		}
 		got := 0
 		for m := range batch.Messages() {
@@ -120,10 +145,13 @@ func (o Outcomes) stored(ctx context.Context, d handlers.Decision, subject strin
 			}
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
-			return 0, false, err
+			return 0, false, fmt.Errorf("%w: %d of %d messages read: %w", ErrLookupIncomplete, seen, pending, err)
 		}
 		if got == 0 {
-			break // the messages counted are gone (limits, an operator)
+			// The server sent nothing in time, or the messages counted are
+			// gone (limits, an operator): not knowing, publish nothing now;
+			// the redelivery counts again.
+			return 0, false, fmt.Errorf("%w: %d of %d messages read, then none", ErrLookupIncomplete, seen, pending)
 		}
 		seen += got
 	}

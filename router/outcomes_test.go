@@ -78,4 +78,24 @@ func TestOutcomes_republishBeyondTheWindow(t *testing.T) {
 	if n := count(); n != 5 {
 		t.Fatalf("%d outcomes stored, want 5", n)
 	}
+
+	// A look-up out of time publishes nothing: the input comes again.
+	expired, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+	defer cancel()
+	late := decision("r5")
+	late.Republish, late.RecordedAt = true, late.RecordedAt.Add(-time.Second)
+	if _, err := out.Emit(expired, late); err == nil {
+		t.Fatal("a look-up out of time published")
+	}
+	if n := count(); n != 5 {
+		t.Fatalf("%d outcomes stored, want 5", n)
+	}
+	// Each look-up's consumer is gone once it is done.
+	s, err := js.Stream(ctx, topology.StreamValid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := s.Info(ctx); err != nil || info.State.Consumers != 0 {
+		t.Fatalf("consumers left on the outcome stream: %+v, %v", info.State, err)
+	}
 }
