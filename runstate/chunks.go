@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/subjects"
+	"github.com/agentgate/agentgate/topology"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -31,6 +33,14 @@ func (c *Chunks) Get(ctx context.Context, key string) (*contract.StreamState, ui
 	var st contract.StreamState
 	if err := json.Unmarshal(e.Value(), &st); err != nil {
 		return nil, 0, fmt.Errorf("runstate: decoding chunks %q: %w", key, err)
+	}
+	// Kept before 25 November 2026, an attempt named neither the subject
+	// its whole output counts as published to nor its stream.
+	if st.Stream == "" {
+		st.Stream = topology.StreamPartial
+	}
+	if st.Subject == "" && st.AgentID != "" {
+		st.Subject = subjects.Raw(st.AgentID)
 	}
 	return &st, e.Revision(), nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // Store is a handlers.RunStore on a key-value bucket.
@@ -34,9 +35,28 @@ func (s *Store) Get(ctx context.Context, runID string) (*contract.RunState, uint
 	if err := json.Unmarshal(e.Value(), &rec); err != nil {
 		return nil, 0, fmt.Errorf("runstate: decoding %q: %w", runID, err)
 	}
-	rec.RunState.InputStream, rec.RunState.InputSeq = rec.InputStream, rec.InputSeq
+	rec.RunState.InputStream, rec.RunState.InputSeq = legacyInput(rec.InputStream, rec.InputSeq)
 	rec.RunState.OutcomeMsgID = rec.OutcomeMsgID
 	return &rec.RunState, e.Revision(), nil
+}
+
+// legacyPartialBase is where the partial stream's sequences began in the
+// records of agentgate before 25 November 2026, which named their input by
+// a sequence alone (the raw stream's, or the partial stream's plus this).
+const legacyPartialBase = 1 << 48
+
+// legacyInput names a record's input by stream and sequence, also for a
+// record written before inputs were named by their stream: a redelivery of
+// that input, after an upgrade, is still known as one.
+func legacyInput(stream string, seq uint64) (string, uint64) {
+	switch {
+	case stream != "" || seq == 0:
+		return stream, seq
+	case seq >= legacyPartialBase:
+		return topology.StreamPartial, seq - legacyPartialBase
+	default:
+		return topology.StreamRaw, seq
+	}
 }
 
 // Put writes st if the entry is still at revision (0: if it does not exist

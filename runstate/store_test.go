@@ -2,6 +2,7 @@ package runstate_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -81,5 +82,56 @@ func TestStore_compareAndSet(t *testing.T) {
 			string(got.Outcome) != `{"retry_prompt":"<x>"}` {
 			t.Errorf("%q: after update = %+v", id, got)
 		}
+	}
+}
+
+// Records written before inputs were named by their stream (a sequence
+// alone, the partial stream's offset by 1<<48) still name their input, so
+// a redelivery after an upgrade is known as one; so do kept chunks.
+func TestStore_legacyRecords(t *testing.T) {
+	t.Parallel()
+	_, js := natstest.Connect(t, natstest.Server(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	runs, err := topology.Ensure(ctx, js, topology.StreamsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := runstate.New(runs)
+	for _, tt := range []struct {
+		record     string
+		wantStream string
+		wantSeq    uint64
+	}{
+		{`{"run_id":"raw","agent_id":"a","status":"completed","attempts":1,"input_seq":7}`, topology.StreamRaw, 7},
+		{`{"run_id":"partial","agent_id":"a","status":"completed","attempts":1,"input_seq":281474976710663}`, topology.StreamPartial, 7},
+		{`{"run_id":"named","agent_id":"a","status":"completed","attempts":1,"input_stream":"S","input_seq":3}`, "S", 3},
+		{`{"run_id":"none","agent_id":"a","status":"completed","attempts":1}`, "", 0},
+	} {
+		var head struct {
+			RunID string `json:"run_id"`
+		}
+		if err := json.Unmarshal([]byte(tt.record), &head); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := runs.Create(ctx, contract.RunKey(head.RunID), []byte(tt.record)); err != nil {
+			t.Fatal(err)
+		}
+		st, _, err := store.Get(ctx, head.RunID)
+		if err != nil || st == nil || st.InputStream != tt.wantStream || st.InputSeq != tt.wantSeq {
+			t.Errorf("%s: input %+v, %v; want %s %d", head.RunID, st, err, tt.wantStream, tt.wantSeq)
+		}
+	}
+
+	kv, err := js.KeyValue(ctx, topology.ChunksBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Create(ctx, "old", []byte(`{"run_id":"r","agent_id":"pr-reviewer","attempt":1,"chunks":{},"final":-1}`)); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := runstate.NewChunks(kv).Get(ctx, "old")
+	if err != nil || st == nil || st.Subject != "agent.output.raw.pr-reviewer" || st.Stream != topology.StreamPartial {
+		t.Errorf("old chunks = %+v, %v", st, err)
 	}
 }
