@@ -10,12 +10,14 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/agentgate/agentgate/internal/natsurl"
 )
 
 // ConnectError is a failed connection: which servers, which credential and
 // why. It wraps ErrConnect and the nats.go error.
 type ConnectError struct {
-	// URL is the server list tried.
+	// URL is the server list tried, without passwords or tokens.
 	URL string
 	// Credential describes the credential used (see Resolved.Credential).
 	Credential string
@@ -52,7 +54,7 @@ func Connect(o Options, defaultURL string, extra ...nats.Option) (*nats.Conn, er
 func (r Resolved) Connect(extra ...nats.Option) (*nats.Conn, error) {
 	nc, err := nats.Connect(r.URL, append(append([]nats.Option{}, r.Options...), extra...)...)
 	if err != nil {
-		return nil, &ConnectError{URL: r.URL, Credential: r.Credential, Reason: reason(r.URL, err), Err: err}
+		return nil, &ConnectError{URL: natsurl.Redacted(r.URL), Credential: r.Credential, Reason: reason(r.URL, err), Err: err}
 	}
 	return nc, nil
 }

@@ -112,6 +112,27 @@ func TestConnect_unreachableSaysWhy(t *testing.T) {
 	}
 }
 
+// A server that cannot be reached is named without the password or token
+// its URL carries, and the credential is said to be in the URL.
+func TestConnect_unreachableKeepsURLSecrets(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	for _, tt := range []struct{ url, secret, want string }{
+		{"nats://alice:s3cretpw@" + addr, "s3cretpw", `user "alice" (password in the URL)`},
+		{"nats://t0kenvalue@" + addr, "t0kenvalue", "token in the URL"},
+	} {
+		_, err := natsconn.Connect(natsconn.Options{Servers: tt.url, Timeout: time.Second}, "")
+		if err == nil || strings.Contains(err.Error(), tt.secret) || !strings.Contains(err.Error(), tt.want) ||
+			!strings.Contains(err.Error(), addr) {
+			t.Errorf("error %v: want %q and the address, never %q", err, tt.want, tt.secret)
+		}
+	}
+}
+
 func TestResolve_contextAndEnv(t *testing.T) {
 	seed, pub := seedFile(t)
 	ns := authServer(t, pub)

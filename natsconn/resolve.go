@@ -8,6 +8,8 @@ import (
 	"github.com/nats-io/jsm.go/natscontext"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
+
+	"github.com/agentgate/agentgate/internal/natsurl"
 )
 
 // Resolved is a connection ready to be made: the servers, the nats.go
@@ -79,7 +81,11 @@ func (o Options) Resolve(defaultURL string) (Resolved, error) {
 		timeout = DefaultTimeout
 	}
 	nopts = append(nopts, nats.Timeout(timeout))
-	return Resolved{URL: nctx.ServerURL(), Credential: describe(nctx, o.Context), Options: nopts}, nil
+	cred := describe(nctx, o.Context)
+	if inURL := natsurl.Credential(nctx.ServerURL()); inURL != "" && strings.HasPrefix(cred, "no credentials") {
+		cred = inURL + strings.TrimPrefix(cred, "no credentials")
+	}
+	return Resolved{URL: nctx.ServerURL(), Credential: cred, Options: nopts}, nil
 }
 
 // describe names the credential of c without its secret.

@@ -37,3 +37,18 @@ func redactOne(s string) string {
 	u.User = url.User("xxxxx")
 	return u.String()
 }
+
+// Credential names, without its secret, the credential the first of urls
+// carries in its user part: `user "alice" (password in the URL)`, "token
+// in the URL", or "" when it carries none.
+func Credential(urls string) string {
+	first, _, _ := strings.Cut(urls, ",")
+	u, err := url.Parse(strings.TrimSpace(first))
+	if err != nil || u.User == nil {
+		return ""
+	}
+	if _, hasPassword := u.User.Password(); hasPassword {
+		return `user "` + u.User.Username() + `" (password in the URL)`
+	}
+	return "token in the URL"
+}

@@ -24,3 +24,17 @@ func TestRedacted(t *testing.T) {
 		})
 	}
 }
+
+func TestCredential(t *testing.T) {
+	t.Parallel()
+	for given, want := range map[string]string{
+		"nats://127.0.0.1:4222":                    "",
+		"nats://alice:s3cret@h:4222":               `user "alice" (password in the URL)`,
+		"nats://s3cret@h:4222, nats://b:c@h2:4222": "token in the URL",
+		"tls://h:4222":                             "",
+	} {
+		if got := natsurl.Credential(given); got != want {
+			t.Errorf("Credential(%q) = %q, want %q", given, got, want)
+		}
+	}
+}
