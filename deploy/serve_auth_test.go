@@ -2,11 +2,16 @@ package deploy_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/agentgate/agentgate/gateway"
 )
@@ -44,6 +49,40 @@ func TestServeAuth(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
+
+	// A dead letter replayed through the API: the gateway user publishes
+	// the kept raw output again, which auth.conf must allow.
+	agent := connectAs(t, g.NATSURL(), "pr-reviewer", sec.passwords["pr-reviewer"])
+	msg := nats.NewMsg("agent.output.raw.pr-reviewer")
+	msg.Header.Set("Run-Id", "auth-replay")
+	msg.Data = []byte("\xff not UTF-8")
+	if err := agent.PublishMsg(msg); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + g.HTTPAddr()
+	var letters struct {
+		DeadLetters []struct {
+			Seq uint64 `json:"seq"`
+		} `json:"dead_letters"`
+	}
+	waitFor(t, 10*time.Second, "the dead letter listed", func() bool {
+		resp, err := http.Get(base + "/v1/dlq")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		return json.NewDecoder(resp.Body).Decode(&letters) == nil && len(letters.DeadLetters) == 1
+	})
+	resp, err := http.Post(fmt.Sprintf("%s/v1/dlq/%d/replay", base, letters.DeadLetters[0].Seq), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("replay under auth.conf = %d %s, want 202", resp.StatusCode, body)
+	}
+
 	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)
