@@ -13,7 +13,6 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/handlers/normalize"
-	"github.com/agentgate/agentgate/schemas"
 	"github.com/agentgate/agentgate/subjects"
 )
 
@@ -136,35 +135,13 @@ func (t *Twin) exchange(req micro.Request) {
 	}
 }
 
-// formatSchema is the schema the output-format section shows: the reply
-// schema of a tool_or_answer blueprint, else its output schema, else none.
-func (t *Twin) formatSchema() json.RawMessage {
-	bp := t.cfg.Blueprint
-	switch {
-	case bp.Reply == schemas.ReplyToolOrAnswer:
-		return handlers.ReplySchema(bp)
-	case bp.OutputSchema != nil:
-		return bp.OutputSchema.Raw
-	}
-	return nil
-}
-
 // formatSection is the output-format section appended to every prompt
 // (as GET /v1/agents/{name}/prompt ends), "" for free-text agents.
-func (t *Twin) formatSection() string {
-	s := t.formatSchema()
-	if s == nil {
-		return ""
-	}
-	return handlers.SystemPrompt("", s)
-}
+func (t *Twin) formatSection() string { return handlers.WithOutputFormat("", t.cfg.Blueprint) }
 
 // withFormat appends the output-format section to the caller's prompt.
 func (t *Twin) withFormat(prompt string) string {
-	if t.formatSchema() == nil {
-		return prompt
-	}
-	return handlers.SystemPrompt(prompt, t.formatSchema())
+	return handlers.WithOutputFormat(prompt, t.cfg.Blueprint)
 }
 
 // prefixJudge is the early-stop check of contract section 8, or nil where

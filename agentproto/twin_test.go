@@ -152,8 +152,15 @@ func TestTwin_paths(t *testing.T) {
 				t.Fatalf("upstream got %d prompts, want %d", len(prompts), tt.want.prompts)
 			}
 			if !strings.HasPrefix(prompts[0], "Review this diff: +flag") || !strings.Contains(prompts[0], "## Required Output Format") ||
-				!strings.Contains(prompts[0], `"$id": "https://agentgate.dev/schemas/pr-review/1.0.0"`) {
+				!strings.Contains(prompts[0], `"summary": {`) {
 				t.Errorf("first prompt lacks the caller's text or the output-format section:\n%s", prompts[0])
+			}
+			// The schema as the model sees it (contract 10.3): no $id, no
+			// aliases the gateway renames.
+			for _, gone := range []string{`"$id"`, "x-aliases", `"overview"`} {
+				if strings.Contains(prompts[0], gone) {
+					t.Errorf("first prompt shows %s:\n%s", gone, prompts[0])
+				}
 			}
 			if len(prompts) > 1 && !strings.HasPrefix(prompts[1], "<output-validation-error>") {
 				t.Errorf("second prompt is not the retry prompt:\n%s", prompts[1])

@@ -204,13 +204,7 @@ func patchExample(members []schemas.RetryMember) string {
 // appended as the last section; the bare system_prompt for free-text
 // output.
 func AgentPrompt(bp *schemas.Blueprint) string {
-	var schema any
-	switch {
-	case bp.Reply == schemas.ReplyToolOrAnswer:
-		schema = ReplyModelSchema(bp)
-	case bp.OutputSchema != nil:
-		schema = bp.OutputSchema.ForModel()
-	}
+	schema := modelSchema(bp)
 	data := schemas.PromptData{Agent: bp.Name, Description: bp.Description, SystemPrompt: bp.SystemPrompt}
 	if schema != nil {
 		data.Schema = schemas.ModelJSON(schema, "  ")
@@ -227,10 +221,30 @@ func AgentPrompt(bp *schemas.Blueprint) string {
 	return systemPrompt(bp.SystemPrompt, data.Schema)
 }
 
-// SystemPrompt is a system prompt with a schema given as JSON appended as
-// the last section.
-func SystemPrompt(prompt string, schema json.RawMessage) string {
-	return systemPrompt(prompt, indentJSON(schema))
+// modelSchema is the schema a blueprint's prompts show, as a model should
+// see it: the reply schema of a tool_or_answer blueprint, else its output
+// schema (Schema.ForModel: a JSON Type Definition as its JSON Schema
+// translation); nil for a free-text blueprint.
+func modelSchema(bp *schemas.Blueprint) any {
+	switch {
+	case bp.Reply == schemas.ReplyToolOrAnswer:
+		return ReplyModelSchema(bp)
+	case bp.OutputSchema != nil:
+		return bp.OutputSchema.ForModel()
+	}
+	return nil
+}
+
+// WithOutputFormat is prompt with the blueprint's output-format section
+// appended: the section GET /v1/agents/{name}/prompt ends with, the schema
+// as the model should see it (contract section 10.3). A free-text
+// blueprint's prompt is returned unchanged.
+func WithOutputFormat(prompt string, bp *schemas.Blueprint) string {
+	schema := modelSchema(bp)
+	if schema == nil {
+		return prompt
+	}
+	return systemPrompt(prompt, schemas.ModelJSON(schema, "  "))
 }
 
 func systemPrompt(prompt, schema string) string {
@@ -243,14 +257,6 @@ func systemPrompt(prompt, schema string) string {
 	b.WriteString(schema)
 	b.WriteString("\n```\n")
 	return b.String()
-}
-
-func indentJSON(raw json.RawMessage) string {
-	var out bytes.Buffer
-	if err := json.Indent(&out, bytes.TrimSpace(raw), "", "  "); err != nil {
-		return strings.TrimSpace(string(raw))
-	}
-	return out.String()
 }
 
 // indentValue is v as indented JSON, HTML characters left as they are.

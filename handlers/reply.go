@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -106,30 +105,9 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// ReplySchema is the schema of what a tool_or_answer blueprint accepts, for
-// the retry prompt and the system prompt: one branch per tool call, one for
-// the answer.
-func ReplySchema(bp *schemas.Blueprint) json.RawMessage {
-	var branches []any
-	for _, name := range bp.ToolNames() {
-		branches = append(branches, map[string]any{
-			"type": "object", "additionalProperties": false, "required": []string{"tool", "args"},
-			"properties": map[string]any{"tool": map[string]any{"const": name}, "args": bp.Tools[name].Raw},
-		})
-	}
-	branches = append(branches, map[string]any{
-		"type": "object", "additionalProperties": false, "required": []string{"answer"},
-		"properties": map[string]any{"answer": map[string]any{"type": "string"}},
-	})
-	b, err := json.Marshal(map[string]any{"oneOf": branches})
-	if err != nil {
-		panic(fmt.Sprintf("handlers: encoding reply schema: %v", err))
-	}
-	return b
-}
-
-// ReplyModelSchema is ReplySchema as a model should see it: each tool's
-// input schema as Schema.ForModel shows it, under $defs.tool_<name>, with
+// ReplyModelSchema is the schema of what a tool_or_answer blueprint
+// accepts (one branch per tool call, one for the answer) as a model should
+// see it: each tool's input schema as Schema.ForModel shows it, under $defs.tool_<name>, with
 // its own local references moved there.
 func ReplyModelSchema(bp *schemas.Blueprint) any {
 	defs := map[string]any{}
