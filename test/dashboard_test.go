@@ -45,6 +45,11 @@ func browser(t *testing.T) context.Context {
 	t.Helper()
 	path := chromiumPath()
 	if path == "" {
+		// CI sets AGENTGATE_REQUIRE_BROWSER once it has a browser: there a
+		// missing one is a failure, not a quiet skip.
+		if os.Getenv("AGENTGATE_REQUIRE_BROWSER") != "" {
+			t.Fatal("AGENTGATE_REQUIRE_BROWSER is set but no chromium binary was found (AGENTGATE_CHROMIUM names one)")
+		}
 		t.Skip("no chromium binary found (apt-get install -y chromium, or set AGENTGATE_CHROMIUM): skipping the dashboard's browser tests")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
