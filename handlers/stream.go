@@ -191,9 +191,9 @@ func (h *Processor) advanceStream(ctx context.Context, key string, st *contract.
 		if m, _ := ParseMeta(env); m.Refusal {
 			return nil
 		}
-		vs := h.prefixViolations(env)
-		if len(vs) == 0 {
-			return nil
+		var vs []contract.Violation
+		if vs, err = h.prefixViolations(ctx, env); err != nil || len(vs) == 0 {
+			return err
 		}
 		if st.StopSeq == 0 {
 			// Name the stop before deciding it (see StopSeq).
@@ -201,8 +201,8 @@ func (h *Processor) advanceStream(ctx context.Context, key string, st *contract.
 				return err
 			}
 			env = streamEnvelope(st, st.Prefix())
-			if vs = h.prefixViolations(env); len(vs) == 0 {
-				return nil
+			if vs, err = h.prefixViolations(ctx, env); err != nil || len(vs) == 0 {
+				return err
 			}
 		}
 		d, err = h.decideWith(ctx, env, &Verdict{Violations: vs, Normalizations: []contract.Normalization{}, Stage: "stream"})
@@ -262,20 +262,29 @@ func (h *Processor) markStop(ctx context.Context, key string) (*contract.StreamS
 	return nil, fmt.Errorf("stopping stream %q: %w %d times", key, ErrStateConflict, maxConflicts)
 }
 
-// prefixViolations judges a streamed prefix against its agent's schema.
-func (h *Processor) prefixViolations(env Envelope) []contract.Violation {
+// prefixViolations judges a streamed prefix against its agent's schema:
+// the blueprint the attempt will be decided by, which for a retry is its
+// run's (contract section 12), so it reads the run's state.
+func (h *Processor) prefixViolations(ctx context.Context, env Envelope) ([]contract.Violation, error) {
 	m, _ := ParseMeta(env)
-	bp, ok := h.cfg.Gate.cfg.Registry.Blueprint(m.AgentID)
+	var run *contract.RunState
+	if m.Attempt > 1 {
+		var err error
+		if run, _, err = h.get(ctx, m.RunID); err != nil {
+			return nil, fmt.Errorf("reading run %q: %w", m.RunID, err)
+		}
+	}
+	bp, _, ok := h.cfg.Gate.blueprint(m.AgentID, run)
 	if !ok || bp.OutputSchema == nil || bp.Reply != "" {
-		return nil
+		return nil, nil
 	}
 	if bp.Retry == schemas.RetryPartial && m.Attempt != 1 {
 		// The answer to a partial re-ask may be a patch, which a prefix
 		// judged against the whole schema would wrongly stop: it is judged
 		// once complete, after the merge.
-		return nil
+		return nil, nil
 	}
-	return normalize.PrefixViolations(env.Payload, bp.OutputSchema.Doc, bp.OutputSchema, normalize.Options{ExtraFields: bp.ExtraFields, Coerce: bp.Coerce})
+	return normalize.PrefixViolations(env.Payload, bp.OutputSchema.Doc, bp.OutputSchema, normalize.Options{ExtraFields: bp.ExtraFields, Coerce: bp.Coerce}), nil
 }
 
 // closeStream marks a streamed attempt done, so that later chunks are

@@ -8,9 +8,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/embedded"
@@ -303,6 +306,68 @@ func TestRegistry_retryJudgedByItsRunsBlueprint(t *testing.T) {
 	retry := b.awaitOutcomes("run-new", 1)[0]
 	if field(retry.Body, "error", "schema_id") != thingName+"/2.0.0" {
 		t.Fatalf("run-new was judged by %v: %s", field(retry.Body, "error", "schema_id"), retry.Data)
+	}
+}
+
+// A streamed retry's prefix is judged by the blueprint its run started
+// with, as the attempt will be decided: a member the new schema rejects
+// does not stop an attempt the old one allows.
+func TestRegistry_streamedRetryJudgedByItsRunsBlueprint(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	g := startGateway(t, b)
+	const name = "https://agentgate.dev/schemas/streamed"
+	open := `{"$id":"` + name + `/1.0.0","type":"object","properties":{"a":{"type":"string"},"note":{"type":"string"}},"required":["a"]}`
+	narrowed := `{"$id":"` + name + `/2.0.0","type":"object","properties":{"a":{"enum":["y"]},"note":{"type":"string"}},"required":["a"]}`
+	if st, out := callRegistry(t, g, "POST", versionsPath(name), open); st != http.StatusCreated {
+		t.Fatalf("register 1.0.0: %d %v", st, out)
+	}
+	if st, out := callRegistry(t, g, "PUT", "/v1/schemas/"+url.PathEscape(name)+"/config", `{"compatibility":"NONE"}`); st != http.StatusOK {
+		t.Fatalf("compatibility NONE: %d %v", st, out)
+	}
+	if st, out := callRegistry(t, g, "POST", versionsPath(name), narrowed); st != http.StatusCreated {
+		t.Fatalf("register 2.0.0: %d %v", st, out)
+	}
+	agent := func(v string) string {
+		return `{"name":"streamer","description":"test","output_schema":"` + name + `/` + v + `","max_retries":2,"system_prompt":"Answer."}`
+	}
+	if st, out := callRegistry(t, g, "POST", "/v1/agents", agent("1.0.0")); st != http.StatusCreated {
+		t.Fatalf("create streamer: %d %v", st, out)
+	}
+	waitFor(t, 10*time.Second, "streamer", func() bool { _, ok := g.Registry().Blueprint("streamer"); return ok })
+
+	// Attempt 1 misses "a": a retry under 1.0.0.
+	b.publish(raw{agent: "streamer", run: "st-old", payload: `{"note":"n"}`})
+	b.awaitState("st-old", contract.RunRetryRequested, 1)
+
+	if st, out := callRegistry(t, g, "PUT", "/v1/agents/streamer", agent("2.0.0")); st != http.StatusOK {
+		t.Fatalf("update streamer: %d %v", st, out)
+	}
+	waitFor(t, 10*time.Second, "the new blueprint", func() bool {
+		bp, ok := g.Registry().Blueprint("streamer")
+		return ok && bp.OutputSchema.ID == name+"/2.0.0"
+	})
+
+	// Attempt 2 streams a prefix that 2.0.0 rejects (a finished "a"
+	// outside its enum) and 1.0.0 allows: it is not stopped early.
+	chunk := func(seq int, final bool, text string) {
+		h := nats.Header{"Chunk-Seq": {strconv.Itoa(seq)}}
+		if final {
+			h.Set("Chunk-Final", "true")
+		}
+		b.publish(raw{subject: "agent.output.partial.streamer", run: "st-old", payload: text, headers: h})
+	}
+	chunk(0, false, `{"a": "x", `)
+	b.awaitIdle()
+	if got := b.outcomesOf("st-old"); len(got) != 1 {
+		t.Fatalf("the prefix ended the attempt: %d outcomes, last %s", len(got), got[len(got)-1].Data)
+	}
+	chunk(1, true, `"note": "n"}`)
+	b.awaitState("st-old", contract.RunCompleted, 2)
+	for _, o := range b.awaitOutcomes("st-old", 2) {
+		if o.Headers.Get(contract.HeaderOutcome) == "valid" && o.Body["schema_id"] != name+"/1.0.0" {
+			t.Fatalf("the streamed retry was judged by %v, want 1.0.0: %s", o.Body["schema_id"], o.Data)
+		}
 	}
 }
 
