@@ -19,6 +19,10 @@ import (
 const (
 	OpenHealthz = "healthz"
 	OpenMetrics = "metrics"
+	// OpenRegistry opens the registry's reads (the GET routes under
+	// /v1/agents and /v1/schemas), as schema registries commonly serve
+	// them; its writes still need a write token.
+	OpenRegistry = "registry"
 )
 
 // APIConfig secures and bounds the HTTP API (contract section 6). The zero
@@ -31,9 +35,9 @@ type APIConfig struct {
 	// NoAuth allows serving without tokens on an address other than
 	// loopback, on purpose (behind an authenticating proxy, say).
 	NoAuth bool
-	// Open lists the routes served without a token: OpenHealthz and
-	// OpenMetrics. Nil means OpenHealthz alone (probes carry no token);
-	// empty means none.
+	// Open lists the routes served without a token: OpenHealthz,
+	// OpenMetrics and OpenRegistry. Nil means OpenHealthz alone (probes
+	// carry no token); empty means none.
 	Open []string
 	// TLSCert and TLSKey are PEM files; both set, the API serves HTTPS only
 	// (TLS 1.2 at least).
@@ -81,8 +85,8 @@ func (c *APIConfig) setDefaults() {
 func (c APIConfig) Validate(addr string) error {
 	var errs []error
 	for _, o := range c.Open {
-		if o != OpenHealthz && o != OpenMetrics {
-			errs = append(errs, fmt.Errorf("%w: open route %q: want %s or %s", ErrBadConfig, o, OpenHealthz, OpenMetrics))
+		if o != OpenHealthz && o != OpenMetrics && o != OpenRegistry {
+			errs = append(errs, fmt.Errorf("%w: open route %q: want %s, %s or %s", ErrBadConfig, o, OpenHealthz, OpenMetrics, OpenRegistry))
 		}
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {

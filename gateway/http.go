@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -27,11 +28,21 @@ const (
 	codeInternal        = "internal"
 )
 
+// registryRead reports whether a route pattern is one of the registry's
+// reads, which OpenRegistry opens.
+func registryRead(pattern string) bool {
+	return strings.HasPrefix(pattern, "GET /v1/agents") || strings.HasPrefix(pattern, "GET /v1/schemas")
+}
+
 // routes is the HTTP API of contract section 6, each route behind the
 // token scope it needs.
 func (g *Gateway) routes(cfg APIConfig) http.Handler {
 	mux := http.NewServeMux()
 	handle := func(pattern string, scope apiauth.Scope, h http.Handler) {
+		if scope == apiauth.Read && cfg.isOpen(OpenRegistry) && registryRead(pattern) {
+			mux.Handle(pattern, h)
+			return
+		}
 		mux.Handle(pattern, g.guard.Require(scope, h))
 	}
 	maybeOpen := func(route, pattern string, h http.Handler) {

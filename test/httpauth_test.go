@@ -154,10 +154,12 @@ func TestHTTPAPI_openRoutes(t *testing.T) {
 		name                 string
 		open                 []string
 		healthz, metricsCode int
+		agents               int // GET /v1/agents without a token
 	}{
-		{"default: healthz", nil, 200, 401},
-		{"healthz and metrics", []string{gateway.OpenHealthz, gateway.OpenMetrics}, 200, 200},
-		{"none", []string{}, 401, 401},
+		{"default: healthz", nil, 200, 401, 401},
+		{"healthz and metrics", []string{gateway.OpenHealthz, gateway.OpenMetrics}, 200, 200, 401},
+		{"none", []string{}, 401, 401, 401},
+		{"the registry's reads", []string{gateway.OpenRegistry}, 401, 401, 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,6 +171,21 @@ func TestHTTPAPI_openRoutes(t *testing.T) {
 			}
 			if r := call(t, nil, base, "GET", "/metrics", "", nil); r.status != tt.metricsCode {
 				t.Errorf("/metrics = %d, want %d", r.status, tt.metricsCode)
+			}
+			if r := call(t, nil, base, "GET", "/v1/agents", "", nil); r.status != tt.agents {
+				t.Errorf("GET /v1/agents = %d, want %d", r.status, tt.agents)
+			}
+			// Whatever is open, the registry's writes need a write token
+			// and the runs a token.
+			if r := call(t, nil, base, "GET", "/v1/runs", "", nil); r.status != 401 {
+				t.Errorf("GET /v1/runs = %d, want 401", r.status)
+			}
+			body := `{"name":"opened","description":"d","system_prompt":"p"}`
+			if r := call(t, nil, base, "POST", "/v1/agents", "", strings.NewReader(body)); r.status != 401 {
+				t.Errorf("POST /v1/agents without a token = %d, want 401", r.status)
+			}
+			if r := call(t, nil, base, "POST", "/v1/agents", readToken, strings.NewReader(body)); r.status != 403 {
+				t.Errorf("POST /v1/agents with a read token = %d, want 403", r.status)
 			}
 		})
 	}

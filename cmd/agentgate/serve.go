@@ -71,7 +71,7 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.StringVar(&cfg.DataDir, "data-dir", "data", "directory of the embedded server's JetStream files")
 	f.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", "HOST:PORT of the HTTP API")
 	f.StringVar(&cfg.API.TokenFile, "api-token-file", "", `bearer tokens of the HTTP API, one "SCOPE TOKEN" per line, SCOPE read or write (default: no authentication, loopback only)`)
-	f.StringSliceVar(&cfg.API.Open, "http-open", []string{gateway.OpenHealthz}, `routes served without a token: healthz, metrics ("" for none)`)
+	f.StringSliceVar(&cfg.API.Open, "http-open", []string{gateway.OpenHealthz}, `routes served without a token: healthz, metrics, registry (the registry's reads) ("" for none)`)
 	f.BoolVar(&cfg.API.NoAuth, "http-no-auth", false, "serve the HTTP API without tokens on an address other than loopback, on purpose")
 	f.StringVar(&cfg.API.TLSCert, "http-tls-cert", "", "PEM certificate of the HTTP API; with --http-tls-key it serves HTTPS only")
 	f.StringVar(&cfg.API.TLSKey, "http-tls-key", "", "PEM private key of the HTTP API")
