@@ -8,8 +8,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -245,6 +247,44 @@ func TestRegistry_twoGatewaysInStep(t *testing.T) {
 		t.Logf("register %s: API answered in %v; served by gateway 1 after %v, gateway 2 after %v", v, acked, took[0], took[1])
 	}
 	t.Logf("slowest change to reach both gateways (from the request): %v", worst)
+}
+
+// Two registrations of the same version at once, one through each of two
+// gateways: one wins (201), the other gets 409, and both gateways serve
+// the winner.
+func TestRegistry_concurrentRegistrationsOverHTTP(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	g1, g2 := startGateway(t, b), startGateway(t, b)
+	for round := range 3 {
+		v := fmt.Sprintf("%d.0.0", round+1)
+		var (
+			wg     sync.WaitGroup
+			status [2]int
+			body   [2]map[string]any
+		)
+		for i, g := range []*runningGateway{g1, g2} {
+			wg.Go(func() {
+				status[i], body[i] = callRegistry(t, g, "POST", versionsPath(thingName), thing(v, []string{"a", "b"}[i]))
+			})
+		}
+		wg.Wait()
+		won := slices.Index(status[:], http.StatusCreated)
+		if won < 0 || status[1-won] != http.StatusConflict {
+			t.Fatalf("%s: statuses %v (%v), want one 201 and one 409", v, status, body)
+		}
+		want := []string{"a", "b"}[won]
+		for j, g := range []*runningGateway{g1, g2} {
+			waitFor(t, 10*time.Second, "the winner on gateway "+fmt.Sprint(j+1), func() bool {
+				sch, ok := g.Registry().Schema(thingName + "/" + v)
+				if !ok {
+					return false
+				}
+				req, _ := sch.Doc["required"].([]any)
+				return len(req) == 1 && req[0] == want
+			})
+		}
+	}
 }
 
 // A retry is judged by the blueprint revision its run started with, even
