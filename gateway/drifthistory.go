@@ -16,10 +16,10 @@ const (
 	DefaultDriftInterval = 10 * time.Second
 	DefaultDriftPoints   = 360
 	// MinDriftInterval and MaxDriftPoints bound what Config may ask for:
-	// a sample every second at the most, and a day of points at the
+	// a sample every 50 ms at the most, and a day of points at the
 	// default interval (each ~100 bytes, so ~220 MB for maxDriftAgents
 	// full rings, and ~1.3 MB of JSON in one agent's GET /v1/drift).
-	MinDriftInterval = time.Second
+	MinDriftInterval = 50 * time.Millisecond
 	MaxDriftPoints   = 8640
 	// maxDriftAgents bounds the agents with a history. Agent labels are
 	// already bounded (blueprint names, and unknownAgentLabel for the

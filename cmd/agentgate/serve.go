@@ -80,7 +80,7 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 	f.IntVar(&gcPercent, "gc-percent", gateway.DefaultGCPercent, "garbage collector target (as GOGC); a GOGC environment variable wins over the default")
 	f.IntVar(&cfg.Workers, "workers", 0, "raw outputs processed at once (default 32 × the number of CPUs, at most 128)")
 	f.DurationVar(&cfg.StreamIdle, "stream-idle", handlers.DefaultStreamIdle, "how long a streamed output may go without a chunk before it is dead-lettered as stream_incomplete")
-	f.DurationVar(&cfg.DriftInterval, "drift-interval", gateway.DefaultDriftInterval, "how often each agent's drift totals are sampled for the history of GET /v1/drift (at least 1s)")
+	f.DurationVar(&cfg.DriftInterval, "drift-interval", gateway.DefaultDriftInterval, "how often each agent's drift totals are sampled for the history of GET /v1/drift (at least 50ms)")
 	f.IntVar(&cfg.DriftPoints, "drift-points", gateway.DefaultDriftPoints, "drift samples kept per agent (at most 8640)")
 	f.IntVar(&cfg.Streams.Replicas, "stream-replicas", 1, "replicas of every stream and of the run-state bucket (3 on a three-node cluster)")
 	f.DurationVar(&cfg.Streams.MaxAge, "stream-max-age", 0, "how long outputs, outcomes and run state are kept (0: until removed)")

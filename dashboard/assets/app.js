@@ -586,6 +586,9 @@ async function runPage(id) {
 
 // ---------- Dead letters ----------
 
+// The dead-letter list reads at most DLQ_PAGES pages of DLQ_PAGE letters.
+const DLQ_PAGE = 1000, DLQ_PAGES = 10;
+
 async function dlqPage(params) {
   document.title = "Dead letters · agentgate";
   const form = await filterForm(params, "#/dlq");
@@ -594,18 +597,29 @@ async function dlqPage(params) {
   const bulk = agent ? h("button", { id: "replay-all", class: "primary" }, `Replay every dead letter of ${agent}`) : h("p", { class: "muted" }, "Filter by an agent to replay its dead letters together.");
   const report = h("div", { "aria-live": "polite" });
   show(h("h1", {}, "Dead letters"), form, h("div", { class: "actions" }, bulk), report, body);
-  const q = new URLSearchParams({ limit: "1000" });
-  if (agent) q.set("agent", agent);
-  let page;
-  try { page = await api("GET", "/v1/dlq?" + q); } catch (e) { body.replaceChildren(errorBox(e, "Listing dead letters")); return; }
-  const letters = page.dead_letters.slice().reverse();
+  // The API pages oldest first: read its pages to the end, at most
+  // DLQ_PAGES of them, and show the newest first.
+  const letters = [];
+  let after = 0, more = true;
+  try {
+    for (let i = 0; i < DLQ_PAGES && more; i++) {
+      const q = new URLSearchParams({ limit: String(DLQ_PAGE) });
+      if (agent) q.set("agent", agent);
+      if (after) q.set("after", String(after));
+      const page = await api("GET", "/v1/dlq?" + q);
+      letters.push(...page.dead_letters);
+      more = page.more && page.dead_letters.length > 0;
+      if (page.dead_letters.length) after = page.dead_letters[page.dead_letters.length - 1].seq;
+    }
+  } catch (e) { body.replaceChildren(errorBox(e, "Listing dead letters")); return; }
+  letters.reverse();
   if (letters.length === 0) { body.replaceChildren(empty("No dead letters" + (agent ? " for " + agent : "") + ".")); if (agent) bulk.disabled = true; return; }
   body.replaceChildren(table(["Seq", "Agent", "Run", "Type", "Reason", "When"], letters.map(l => {
     const d = l.dead_letter;
     return h("tr", { "data-seq": l.seq },
       h("td", { class: "num" }, h("a", { href: "#/dlq/" + l.seq }, "#" + l.seq)), h("td", {}, d.agent_id || "–"), h("td", { class: "mono" }, d.run_id || "–"),
       h("td", {}, h("span", { class: "badge s-failed" }, d.error ? d.error.type : "?")), h("td", {}, d.error ? d.error.message : ""), h("td", {}, when(d.timestamp)));
-  }), page.more ? "Newest first; the first 1000 only" : "Newest first"));
+  }), more ? `The oldest ${letters.length} dead letters, newest first; later ones follow #${after} (agentgate dlq list shows them all)` : "Newest first"));
   if (agent) {
     bulk.addEventListener("click", async () => {
       bulk.disabled = true;
