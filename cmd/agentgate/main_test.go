@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +115,45 @@ func TestPublish_printsTheOutcome(t *testing.T) {
 	}
 	if _, code := run(t, `{}`, "publish", "--nats-url", url, "--agent", "bad agent", "--run", "x"); code != 2 {
 		t.Errorf("bad agent name: exit %d, want 2", code)
+	}
+}
+
+// The answer to a partial re-ask is merged into the document its retry
+// request kept, as serve merges it, when that request is given with
+// --previous.
+func TestValidate_partialReask(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bp := `{"name": "triage", "max_retries": 2, "retry": "partial", "output_schema": {"type": "object",
+		"required": ["category", "priority"], "additionalProperties": false,
+		"properties": {"category": {"enum": ["billing", "bug"]}, "priority": {"enum": ["low", "high"]}}}}`
+	if err := os.WriteFile(filepath.Join(dir, "agents", "triage.json"), []byte(bp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, code := run(t, `{"category": "billing", "priority": "critical"}`, "validate", "--config", dir, "--agent", "triage")
+	if code != 1 || !strings.Contains(first, `"partial"`) {
+		t.Fatalf("attempt 1: exit %d: %s", code, first)
+	}
+	previous := filepath.Join(dir, "retry.json")
+	if err := os.WriteFile(previous, []byte(first), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	patch := `{"priority": "high"}`
+	out, code := run(t, patch, "validate", "--config", dir, "--agent", "triage", "--attempt", "2", "--previous", previous)
+	if code != 0 || !strings.Contains(out, `"result_data":{"category":"billing","priority":"high"}`) {
+		t.Errorf("attempt 2 with --previous: exit %d: %s", code, out)
+	}
+	// Without it the patch is judged alone, and misses "category".
+	if out, code := run(t, patch, "validate", "--config", dir, "--agent", "triage", "--attempt", "2"); code != 1 {
+		t.Errorf("attempt 2 alone: exit %d: %s", code, out)
+	}
+	// A --previous that is no retry request, or of another attempt.
+	if _, code := run(t, patch, "validate", "--config", dir, "--agent", "triage", "--attempt", "3", "--previous", previous); code != 2 {
+		t.Errorf("--previous of attempt 1 with --attempt 3: exit %d, want 2", code)
+	}
+	if _, code := run(t, patch, "validate", "--config", dir, "--agent", "triage", "--attempt", "2", "--previous", filepath.Join(dir, "agents", "triage.json")); code != 2 {
+		t.Errorf("--previous naming a blueprint: exit %d, want 2", code)
 	}
 }

@@ -20,7 +20,7 @@ import (
 
 const apiHelp = `
 It calls the HTTP API of a running gateway (--api, default ` + defaultAPI + `) with the
-bearer token --token when given. Exit status: 0 on success, 1 when the registry refuses
+bearer token --api-token (or AGENTGATE_API_TOKEN) when given. Exit status: 0 on success, 1 when the registry refuses
 or does not know it (the reasons are printed), 2 for bad arguments or an unreadable
 file, 3 when the gateway cannot be reached or fails.`
 
