@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/agentgate/agentgate/contract"
@@ -346,4 +347,64 @@ func subjectOf(d handlers.Decision) string {
 		return ""
 	}
 	return router.OutcomeSubject(d)
+}
+
+// An inline schema that declares its own $id is named by schema_id
+// urn:agentgate:inline:<agent> in outcomes, its $id beside it as
+// declared_id, in results and validation errors alike (contract 3.1, 4).
+func TestGate_declaredID(t *testing.T) {
+	t.Parallel()
+	reg, err := schemas.LoadFS(fstest.MapFS{"agents/own.json": {Data: []byte(`{"name": "own", "output_schema":
+		{"$id": "https://example.com/own.json", "type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}}}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := handlers.NewGate(handlers.GateConfig{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		payload string
+		outcome contract.Outcome
+		path    []string // where schema_id and declared_id sit
+	}{
+		{`{"a": "x"}`, contract.OutcomeValid, nil},
+		{`{"a": 1}`, contract.OutcomeRetry, []string{"error"}},
+	} {
+		d := g.Decide(env("agent.output.raw.own", tt.payload, "Run-Id", "r"), nil)
+		var body map[string]any
+		if err := json.Unmarshal(d.Payload, &body); err != nil || d.Outcome != tt.outcome {
+			t.Fatalf("%s: %s %s", tt.payload, d.Outcome, d.Payload)
+		}
+		at := body
+		for _, p := range tt.path {
+			at, _ = at[p].(map[string]any)
+		}
+		if at["schema_id"] != schemas.InlinePrefix+"own" || at["declared_id"] != "https://example.com/own.json" {
+			t.Errorf("%s: schema_id %v, declared_id %v: %s", tt.payload, at["schema_id"], at["declared_id"], d.Payload)
+		}
+	}
+}
+
+// A whole retry prompt shows the schema as the model sees it: no $id, no
+// x-aliases (the gateway's own renaming), the members and their rules.
+func TestGate_retryPromptShowsTheModelSchema(t *testing.T) {
+	t.Parallel()
+	g := newGate(t, 64, 0)
+	d := g.Decide(env("agent.output.raw.pr-reviewer", badReview, "Run-Id", "r"), nil)
+	var retry contract.RetryEvent
+	if err := json.Unmarshal(d.Payload, &retry); err != nil || d.Outcome != contract.OutcomeRetry {
+		t.Fatalf("%s %s", d.Outcome, d.Payload)
+	}
+	p := retry.RetryPrompt
+	for _, want := range []string{"## Required Schema", `"approval": {`, `"enum": [`} {
+		if !strings.Contains(p, want) {
+			t.Errorf("retry prompt lacks %s:\n%s", want, p)
+		}
+	}
+	for _, gone := range []string{`"$id"`, "x-aliases", "review_summary"} {
+		if strings.Contains(p, gone) {
+			t.Errorf("retry prompt shows %s:\n%s", gone, p)
+		}
+	}
 }
