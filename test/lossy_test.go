@@ -56,6 +56,9 @@ func TestGateway_lossyRepairIsARetry(t *testing.T) {
 	if v := violationWith(t, moved, contract.KeywordRepair); v["path"] != "$.approval" {
 		t.Errorf("moved member: violation %v", v)
 	}
+	if prompt, _ := moved.Body["retry_prompt"].(string); !strings.Contains(prompt, "$.approval: the output is malformed here") {
+		t.Errorf("retry_prompt does not say where the output is malformed:\n%s", prompt)
+	}
 
 	b.publish(raw{agent: "pr-reviewer", run: "lossy-1", payload: validReview})
 	got := b.awaitOutcomes("lossy-1", 2)
