@@ -2,17 +2,10 @@ package test
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -22,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/internal/testcert"
 )
 
 const (
@@ -223,7 +217,7 @@ func TestHTTPAPI_limits(t *testing.T) {
 func TestHTTPAPI_TLS(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	certFile, keyFile, pool := selfSigned(t)
+	certFile, keyFile, pool := testcert.SelfSigned(t)
 	g := startGateway(t, b, withTokens(t), func(c *gateway.Config) { c.API.TLSCert, c.API.TLSKey = certFile, keyFile })
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	if r := call(t, client, "https://"+g.HTTPAddr(), "GET", "/v1/agents/pr-reviewer", readToken, nil); r.status != 200 {
@@ -285,38 +279,3 @@ func TestHTTPAPI_badConfiguration(t *testing.T) {
 	}
 }
 
-// selfSigned writes a certificate for 127.0.0.1 and its key, and returns
-// their files and a pool trusting the certificate.
-func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "agentgate test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	kb, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile, pool
-}
