@@ -278,4 +278,3 @@ func TestHTTPAPI_badConfiguration(t *testing.T) {
 		t.Errorf("New with a bad token file: %v", err)
 	}
 }
-
