@@ -109,6 +109,15 @@ func (c Config) Validate() error {
 // requests.
 func DefaultWorkers() int { return min(32*runtime.GOMAXPROCS(0), 128) }
 
+// handWait is how long watermill-nats waits for the handler to ack or
+// nack a message before it stops waiting and drops the answer: it must
+// outlast any message's time in hand, which the processor bounds (the
+// decision, store and publish deadlines, Watermill's retries), or the ack
+// of a message held longer than the ack wait is lost and the message
+// delivered again. JetStream does not redeliver meanwhile: the router
+// sends InProgress while the handler runs.
+const handWait = 10 * time.Minute
+
 // PartialWorkers is how many streamed chunks are processed at once:
 // chunks of one attempt are few and small.
 const PartialWorkers = 2
@@ -180,7 +189,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 		Conn:           conn,
 		Logger:         wlog,
-		AckWaitTimeout: cfg.AckWait,
+		AckWaitTimeout: handWait,
 		// A failed message waits a little before redelivery, so a bus or
 		// store outage is not a busy loop.
 		NakDelay:    wmjs.NewStaticDelay(time.Second),
@@ -252,7 +261,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		partialCfg := topology.PartialConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 		partialCfg.MaxDeliver = cfg.Processor.MaxDeliver()
 		psub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
-			Conn: conn, Logger: wlog, AckWaitTimeout: cfg.AckWait, NakDelay: wmjs.NewStaticDelay(time.Second),
+			Conn: conn, Logger: wlog, AckWaitTimeout: handWait, NakDelay: wmjs.NewStaticDelay(time.Second),
 			Unmarshaler: Unmarshaler{progress: prog}, AckAsync: true,
 			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
 			ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {

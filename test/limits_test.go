@@ -13,6 +13,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/schemas"
+	"github.com/agentgate/agentgate/topology"
 )
 
 // hostileRegistry has an agent "slow" whose schema has a pattern that
@@ -91,6 +92,54 @@ func TestGateway_storeDeadlineStartsWithTheCall(t *testing.T) {
 	o := b.awaitOutcomes("slow-store", 1)[0]
 	if o.Headers.Get(contract.HeaderOutcome) != "retry" {
 		t.Fatalf("outcome: %.400s", o.Data)
+	}
+}
+
+// The publish's deadline starts when the publish starts, as the store's
+// does: a decision longer than the publish timeout still gets its outcome.
+func TestGateway_publishDeadlineStartsWithTheCall(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	b.startRouterWith(hostileRegistry(t), routerSetup{handler: func(c *handlers.ProcessorConfig) {
+		c.PublishTimeout = 250 * time.Millisecond
+		c.DecisionTimeout = time.Minute
+	}})
+	b.publish(raw{agent: "slow", run: "slow-publish", payload: backtracking(5)})
+	o := b.awaitOutcomes("slow-publish", 1)[0]
+	if o.Headers.Get(contract.HeaderOutcome) != "retry" {
+		t.Fatalf("outcome: %.400s", o.Data)
+	}
+}
+
+// A message held longer than the ack wait is not redelivered while its
+// decision runs (the router tells JetStream it is in progress), and its
+// ack, sent after the ack wait, is not lost.
+func TestGateway_inProgressHoldsASlowMessage(t *testing.T) {
+	t.Parallel()
+	b := startBus(t)
+	b.startRouterWith(hostileRegistry(t), routerSetup{ackWait: time.Second, handler: func(c *handlers.ProcessorConfig) {
+		c.DecisionTimeout = time.Minute
+	}})
+	start := time.Now()
+	b.publish(raw{agent: "slow", run: "slow-progress", payload: backtracking(8)})
+	b.awaitOutcomes("slow-progress", 1)
+	held := time.Since(start)
+	b.awaitIdle()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := b.js.Consumer(ctx, topology.StreamRaw, topology.GatewayConsumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held < 2*time.Second {
+		t.Skipf("the decision took %s, not over the ack wait twice: nothing to hold", held)
+	}
+	if info.NumRedelivered != 0 {
+		t.Errorf("held %s with a 1s ack wait: %d redelivered, want 0", held.Round(time.Millisecond), info.NumRedelivered)
 	}
 }
 
