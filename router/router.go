@@ -341,9 +341,14 @@ func (r *Router) Close() error {
 		if !r.consumers.drain(r.cfg.CloseTimeout) {
 			r.cfg.Logger.Warn("messages still in flight at close; JetStream will redeliver them", "timeout", r.cfg.CloseTimeout)
 		}
-		r.closeErr = r.wm.Close()
-		if !r.stage.close(r.cfg.CloseTimeout) {
-			r.closeErr = errors.Join(r.closeErr, fmt.Errorf("%w: a message still in hand after %s", ErrCloseTimeout, r.cfg.CloseTimeout))
+		wmErr := r.wm.Close()
+		switch {
+		case !r.stage.close(r.cfg.CloseTimeout):
+			// Watermill's own close timeout, if any, is the same message
+			// still in hand.
+			r.closeErr = fmt.Errorf("%w: a message still in hand after %s", ErrCloseTimeout, r.cfg.CloseTimeout)
+		case wmErr != nil:
+			r.closeErr = fmt.Errorf("router: closing Watermill's router: %w", wmErr)
 		}
 	})
 	return r.closeErr

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -9,6 +10,7 @@ import (
 	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/natsconn"
+	"github.com/agentgate/agentgate/router"
 )
 
 func newServeCmd() *cobra.Command {
@@ -56,7 +58,12 @@ SIGINT or SIGTERM stops taking messages, finishes the ones in flight and exits.`
 				return exitCode{2, err}
 			}
 			if err := g.Run(cmd.Context()); err != nil {
-				return exitCode{1, err}
+				if cmd.Context().Err() == nil || !onlyCloseTimeouts(err) {
+					return exitCode{1, err}
+				}
+				// Asked to stop, and stopped within --shutdown-timeout:
+				// what was still in hand is delivered again by JetStream.
+				logger.Warn("stopped with outputs still in hand: they will be delivered again", "error", err)
 			}
 			logger.Info("stopped")
 			return nil
@@ -104,4 +111,18 @@ func addLimitFlags(cmd *cobra.Command, cfg *gateway.Config) {
 	f.DurationVar(&l.ShutdownTimeout, "shutdown-timeout", handlers.DefaultCloseTimeout, "bound on each stage of a graceful shutdown")
 	f.DurationVar(&cfg.AckWait, "ack-wait", 30*time.Second, "how long a raw output may go without an ack or progress report before redelivery")
 	f.DurationVar(&cfg.Streams.Duplicates, "dedupe-window", 2*time.Minute, "JetStream de-duplication window of the streams")
+}
+
+// onlyCloseTimeouts reports whether err holds nothing but the close
+// timeouts of a bounded shutdown (a message or decision still in hand).
+func onlyCloseTimeouts(err error) bool {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			if !onlyCloseTimeouts(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, router.ErrCloseTimeout) || errors.Is(err, handlers.ErrCloseTimeout)
 }

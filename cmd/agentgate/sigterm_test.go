@@ -1,0 +1,113 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentgate/agentgate/internal/natstest"
+)
+
+// TestMain lets a test run this test binary as the agentgate command:
+// with AGENTGATE_TEST_MAIN=1 it is main, with the arguments after "--".
+func TestMain(m *testing.M) {
+	if os.Getenv("AGENTGATE_TEST_MAIN") == "1" {
+		for i, a := range os.Args {
+			if a == "--" {
+				os.Args = append([]string{"agentgate"}, os.Args[i+1:]...)
+				break
+			}
+		}
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// freeAddr is a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// `agentgate serve` stops on SIGTERM within its shutdown bound, even with
+// an output in hand whose decision would take far longer, and exits 0.
+func TestServe_SIGTERMWithASlowOutputInHand(t *testing.T) {
+	dir := writeConfig(t, map[string]string{
+		"schemas/slow.schema.json": `{"$id": "https://agentgate.test/slow/1.0.0", "type": "object", "required": ["words"],
+			"properties": {"words": {"type": "array", "items": {"type": "string", "pattern": "^(?=a)(a|aa)+$"}}}}`,
+		"agents/slow.json": `{"name": "slow", "output_schema": "https://agentgate.test/slow/1.0.0", "max_retries": 1}`,
+	})
+	natsAddr, httpAddr := freeAddr(t), freeAddr(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "serve", "--config", dir, "--data-dir", t.TempDir(),
+		"--nats-listen", natsAddr, "--http", httpAddr, "--decision-timeout", "1m", "--shutdown-timeout", "1s")
+	cmd.Env = append(os.Environ(), "AGENTGATE_TEST_MAIN=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	natstest.WaitFor(t, 30*time.Second, "a healthy gateway", func() bool {
+		resp, err := http.Get("http://" + httpAddr + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+
+	// 40 strings that backtrack for ~0.4 s each: a decision of ~16 s.
+	words := make([]string, 40)
+	for i := range words {
+		words[i] = `"` + strings.Repeat("a", 40) + `b"`
+	}
+	nc, err := nats.Connect("nats://" + natsAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	msg := nats.NewMsg("agent.output.raw.slow")
+	msg.Header.Set("Run-Id", "sigterm-1")
+	msg.Data = []byte(`{"words": [` + strings.Join(words, ", ") + `]}`)
+	if err := nc.PublishMsg(msg); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // the output is in hand
+
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		took := time.Since(start)
+		if err != nil {
+			t.Errorf("serve exited with %v after SIGTERM:\n%s", err, stderr.String())
+		}
+		// Each stage of the shutdown is bounded by --shutdown-timeout (1s).
+		if took > 8*time.Second {
+			t.Errorf("serve took %s to stop", took)
+		}
+		t.Logf("stopped %s after SIGTERM", took.Round(time.Millisecond))
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve still running 30s after SIGTERM:\n%s", stderr.String())
+	}
+}
