@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentgate/agentgate/agentproto"
 	"github.com/agentgate/agentgate/contract"
+	"github.com/agentgate/agentgate/gateway"
 	"github.com/agentgate/agentgate/internal/agenttest"
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/schemas"
@@ -163,6 +164,28 @@ func TestTwin_callerDisconnects(t *testing.T) {
 	})
 	if r := e.call(subject, []byte("review"), nil, ""); r.code != "" || len(r.chunks) == 0 {
 		t.Errorf("next caller: %+v", r)
+	}
+}
+
+// TestTwin_keepAlive: while the twin holds the upstream's text back (and
+// judges it), its caller gets a status ack after each keep-alive interval
+// without a chunk, so that the caller's inactivity timeout (protocol
+// section 6.6) does not fire; then the one response and the terminator.
+func TestTwin_keepAlive(t *testing.T) {
+	turn := agenttest.Turn{{Response: `{"summary": "ok", `}, {Sleep: 700 * time.Millisecond}, {Response: `"approval": "approve", "comments": []}`}}
+	e := withTwins(t, []upstream{{blueprint: "gated-quiet", agent: scripted("quiet", turn)}},
+		func(c *gateway.Config) { c.GateKeepAlive = 200 * time.Millisecond })
+	subject, _ := e.twinSubject("gated-quiet")
+	r := e.call(subject, []byte("review"), nil, "")
+	acks := 0
+	for _, c := range r.chunks {
+		if c["type"] == "status" && c["data"] == "ack" {
+			acks++
+		}
+	}
+	last := r.chunks[len(r.chunks)-1]
+	if r.code != "" || acks < 2 || last["type"] != "response" {
+		t.Errorf("chunks %v (code %q): want status acks while the text is held back, then the response", r.chunks, r.code)
 	}
 }
 

@@ -17,3 +17,7 @@ var ErrBadEnvelope = errors.New("agentproto: malformed request")
 // ErrBadRecord is returned for a discovery record that is not a compliant
 // agent's (no prompt endpoint, missing metadata, bad max_payload).
 var ErrBadRecord = errors.New("agentproto: not a compliant agent record")
+
+// ErrSubjectTaken is returned by Twin.Run when another blueprint's twin of
+// the same gateway already serves the prompt subject this twin would.
+var ErrSubjectTaken = errors.New("agentproto: twin subject taken")

@@ -49,7 +49,10 @@ func (t *Twin) serve(req micro.Request) {
 
 // exchange runs one gated exchange to its end: one response chunk or one
 // error, then the terminator.
-func (t *Twin) exchange(req micro.Request) {
+func (t *Twin) exchange(r micro.Request) {
+	c := newCaller(r, t.cfg.KeepAlive)
+	defer c.close()
+	var req micro.Request = c
 	env, err := ParseEnvelope(req.Data())
 	if err != nil {
 		respondError(req, CodeBadRequest, "malformed request", ErrorBody{Error: "bad_request", Message: err.Error()}, "")
@@ -71,6 +74,7 @@ func (t *Twin) exchange(req micro.Request) {
 		runID = RunIDPrefix + nuid.Next()
 	}
 	env.Prompt = t.withFormat(env.Prompt)
+	first := env
 	body := env.Encode()
 	if int64(len(body)) > up.MaxPayload {
 		respondError(req, CodeBadRequest, "request exceeds max_payload",
@@ -118,7 +122,7 @@ func (t *Twin) exchange(req micro.Request) {
 					ErrorBody{Error: "internal_error", Message: err.Error(), Extra: map[string]any{"run_id": runID}}, runID)
 				return
 			}
-			body = Envelope{Prompt: ev.RetryPrompt}.Encode()
+			body = t.retryBody(first, ev.RetryPrompt, up.MaxPayload)
 			continue
 		case contract.OutcomeValid:
 			respondResult(req, d, runID)
@@ -225,8 +229,29 @@ func respondResult(req micro.Request, d handlers.Decision, runID string) {
 		"text": text, "run_id": runID, "attempt": ev.Attempt, "schema_id": ev.SchemaID,
 		"normalized": ev.Normalized, "normalizations": ev.Normalizations,
 	}
-	_ = req.Respond(encode(map[string]any{"type": ChunkResponse, "data": data}), runHeader(runID))
+	if err := req.Respond(encode(map[string]any{"type": ChunkResponse, "data": data}), runHeader(runID)); err != nil {
+		// Recorded and published, but too large for the caller's reply
+		// (the server's max_payload): say so rather than end in silence.
+		respondError(req, CodeInternal, "the result could not be sent",
+			ErrorBody{Error: "payload_too_large", Message: "the valid result could not be sent on this connection: " + err.Error(),
+				Extra: map[string]any{"run_id": runID, "attempt": ev.Attempt}}, runID)
+		return
+	}
 	_ = req.Respond(nil)
+}
+
+// retryBody is the request a retry sends upstream. The protocol keeps no
+// session between prompts, and instances share their subject (protocol
+// section 3.3): the retry is the caller's whole request again, every
+// member and attachment kept, its prompt followed by the retry prompt.
+// When that exceeds the upstream's max_payload, the retry prompt alone.
+func (t *Twin) retryBody(first Envelope, retryPrompt string, maxPayload int64) []byte {
+	again := first
+	again.Prompt = first.Prompt + "\n\n" + retryPrompt
+	if body := again.Encode(); int64(len(body)) <= maxPayload {
+		return body
+	}
+	return Envelope{Prompt: retryPrompt}.Encode()
 }
 
 // respondRefusal sends a refusal as error 403 (contract section 10).

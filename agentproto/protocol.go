@@ -2,7 +2,9 @@ package agentproto
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -119,11 +121,37 @@ func ParseEnvelope(payload []byte) (Envelope, error) {
 		if err := json.Unmarshal(raw, &env.Attachments); err != nil {
 			return Envelope{}, fmt.Errorf("%w: attachments is not an array", ErrBadEnvelope)
 		}
+		for i, a := range env.Attachments {
+			if err := checkAttachment(a); err != nil {
+				return Envelope{}, fmt.Errorf("%w: attachment %d: %w", ErrBadEnvelope, i, err)
+			}
+		}
 	}
 	delete(obj, "prompt")
 	delete(obj, "attachments")
 	env.Extra = obj
 	return env, nil
+}
+
+// checkAttachment holds an attachment to section 5.2: an object with a
+// string filename and a string content in standard, padded base64 without
+// whitespace (Go's decoder would skip line breaks, the protocol forbids
+// them).
+func checkAttachment(raw json.RawMessage) error {
+	var a struct {
+		Filename *string `json:"filename"`
+		Content  *string `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil || a.Filename == nil || a.Content == nil {
+		return errors.New(`want an object with string "filename" and "content"`)
+	}
+	if strings.ContainsAny(*a.Content, " \t\r\n") {
+		return errors.New("content holds whitespace")
+	}
+	if _, err := base64.StdEncoding.Strict().DecodeString(*a.Content); err != nil {
+		return fmt.Errorf("content is not standard padded base64: %w", err)
+	}
+	return nil
 }
 
 // Encode writes the envelope as JSON, unknown members included.

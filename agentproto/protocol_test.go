@@ -28,6 +28,11 @@ func TestParseEnvelope(t *testing.T) {
 		{"no prompt", `{"text":"x"}`, "", 0, true},
 		{"empty prompt", `{"prompt":""}`, "", 0, true},
 		{"attachments not an array", `{"prompt":"x","attachments":{}}`, "", 0, true},
+		{"attachment without a filename", `{"prompt":"x","attachments":[{"content":"YQ=="}]}`, "", 0, true},
+		{"attachment content not a string", `{"prompt":"x","attachments":[{"filename":"a","content":7}]}`, "", 0, true},
+		{"attachment content URL-safe base64", `{"prompt":"x","attachments":[{"filename":"a","content":"-_8="}]}`, "", 0, true},
+		{"attachment content unpadded", `{"prompt":"x","attachments":[{"filename":"a","content":"YQ"}]}`, "", 0, true},
+		{"attachment content with a line break", `{"prompt":"x","attachments":[{"filename":"a","content":"YWJj\nZGVm"}]}`, "", 0, true},
 		{"not UTF-8", "\xff\xfe", "", 0, true},
 	}
 	for _, tt := range tests {

@@ -19,7 +19,11 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultHeartbeat      = 30 * time.Second
+	DefaultHeartbeat = 30 * time.Second
+	// DefaultKeepAlive is how long the twin lets its caller go without a
+	// chunk before it sends a status ack: half the inactivity timeout the
+	// protocol has callers apply (section 6.6).
+	DefaultKeepAlive      = 30 * time.Second
 	DefaultDiscoveryRetry = 5 * time.Second
 	DefaultMaxConcurrent  = 64
 	DefaultVersion        = "0.1.0"
@@ -70,6 +74,12 @@ type Config struct {
 	// MaxPayload is the largest assembled answer judged (default
 	// handlers.DefaultMaxPayload); the gateway's limit.
 	MaxPayload int
+	// Claims, shared by a gateway's twins, keeps their subjects apart;
+	// nil: this twin checks nothing.
+	Claims *Claims
+	// KeepAlive is how long a caller goes without a chunk before the twin
+	// sends it a status ack (default DefaultKeepAlive).
+	KeepAlive time.Duration
 	// MaxConcurrent bounds the exchanges in flight; a prompt beyond it is
 	// refused with 429 (default DefaultMaxConcurrent).
 	MaxConcurrent int
@@ -93,6 +103,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxPayload <= 0 {
 		c.MaxPayload = handlers.DefaultMaxPayload
+	}
+	if c.KeepAlive <= 0 {
+		c.KeepAlive = DefaultKeepAlive
 	}
 	if c.MaxConcurrent <= 0 {
 		c.MaxConcurrent = DefaultMaxConcurrent
@@ -194,6 +207,13 @@ func (t *Twin) Run(ctx context.Context) error {
 			return nil
 		case <-time.After(t.cfg.DiscoveryRetry):
 		}
+	}
+	if c := t.cfg.Claims; c != nil {
+		subject := t.subject()
+		if err := c.claim(subject, t.cfg.Blueprint.Name); err != nil {
+			return err
+		}
+		defer c.release(subject, t.cfg.Blueprint.Name)
 	}
 	if err := t.register(); err != nil {
 		return err

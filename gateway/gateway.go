@@ -79,10 +79,12 @@ type Config struct {
 	// StreamIdle is how long a streamed output may go without a chunk
 	// before it is dead-lettered as stream_incomplete (default 60 s).
 	StreamIdle time.Duration
-	// GateIdle, GateHeartbeat, GateDiscoveryWait and GateDiscoveryRetry
-	// tune the gated twins (contract section 10; defaults in agentproto).
+	// GateIdle, GateHeartbeat, GateKeepAlive, GateDiscoveryWait and
+	// GateDiscoveryRetry tune the gated twins (contract section 10;
+	// defaults in agentproto).
 	GateIdle           time.Duration
 	GateHeartbeat      time.Duration
+	GateKeepAlive      time.Duration
 	GateDiscoveryWait  time.Duration
 	GateDiscoveryRetry time.Duration
 	// Limits bound the work of one message (contract section 13); zero

@@ -24,12 +24,13 @@ type twins struct {
 // record through the processor of raw outputs.
 func (g *Gateway) newTwins() (*twins, error) {
 	ts := &twins{log: g.cfg.Logger}
+	claims := &agentproto.Claims{}
 	for _, bp := range g.reg.Blueprints() {
 		if bp.Upstream == nil {
 			continue
 		}
 		t, err := agentproto.New(agentproto.Config{
-			Conn: g.nc, Blueprint: bp, Judge: g.proc, Idle: g.cfg.GateIdle, Heartbeat: g.cfg.GateHeartbeat,
+			Conn: g.nc, Blueprint: bp, Judge: g.proc, Idle: g.cfg.GateIdle, Heartbeat: g.cfg.GateHeartbeat, KeepAlive: g.cfg.GateKeepAlive, Claims: claims,
 			DiscoveryWait: g.cfg.GateDiscoveryWait, DiscoveryRetry: g.cfg.GateDiscoveryRetry,
 			MaxPayload: g.cfg.MaxPayload, Logger: g.cfg.Logger,
 		})
