@@ -412,7 +412,7 @@ func (e *exporter) object(out, node map[string]any, path string, depth int) {
 			e.optional = append(e.optional, ppath)
 			if e.inBranch > 0 {
 				e.find(ppath, "required", ActionRewritten, "an optional member inside an anyOf branch is exported as required and nullable, "+
-					"but the normalizer does not map a null back inside a branch: such a null fails validation")
+					"and the normalizer removes its null when exactly one branch then accepts the object (as for a discriminator's branches)")
 			}
 		}
 		outProps[name] = x

@@ -125,6 +125,12 @@ func TestExport_outputsMapBack(t *testing.T) {
 			`{"title": "t", "severity": "sev3", "opened_at": "2026-11-21T08:00:00Z", "affected_services": [], "customers_affected": 0,
 			  "actions": [{"kind": "rollback", "release": "v1"}], "resolved_at": null, "root_cause": null, "labels": null}`,
 			[]string{"$.labels", "$.resolved_at"}},
+		// An optional member of a discriminator's branch, exported as
+		// required and nullable: its null is removed under the branch.
+		{"https://agentgate.dev/schemas/incident-report/1.0.0",
+			`{"title": "t", "severity": "sev3", "opened_at": "2026-11-21T08:00:00Z", "affected_services": [], "customers_affected": 0,
+			  "actions": [{"kind": "page", "team": "db", "urgent": null}], "resolved_at": null, "root_cause": null, "labels": null}`,
+			[]string{"$.actions[0].urgent", "$.labels", "$.resolved_at"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {

@@ -63,6 +63,7 @@ func (n *normalizer) coerceBranches(v any, s schemaSet, path string) any {
 	type result struct {
 		to     any
 		detail string
+		nulls  []string // members removed as nulls, when that is the conversion
 	}
 	var found []result
 	for _, b := range branches {
@@ -71,6 +72,11 @@ func (n *normalizer) coerceBranches(v any, s schemaSet, path string) any {
 			return v
 		}
 		to, detail, ok := n.conversion(v, bs)
+		var nulls []string
+		if obj, isObj := v.(map[string]any); !ok && isObj {
+			to, nulls = n.nullMembersRemoved(obj, bs)
+			ok, detail = nulls != nil, "null in optional member removed"
+		}
 		if !ok {
 			continue
 		}
@@ -87,16 +93,49 @@ func (n *normalizer) coerceBranches(v any, s schemaSet, path string) any {
 			continue
 		}
 		if !slices.ContainsFunc(found, func(r result) bool { return jsonx.Equal(r.to, to) }) {
-			found = append(found, result{to, detail})
+			found = append(found, result{to, detail, nulls})
 		}
 	}
 	if len(found) != 1 {
 		return v
 	}
+	if nulls := found[0].nulls; nulls != nil {
+		for _, name := range nulls {
+			n.ops = append(n.ops, contract.Normalization{
+				Op: contract.OpCoerce, Path: contract.Member(path, name), From: "null", Detail: found[0].detail + " (" + kw + ")",
+			})
+		}
+		return found[0].to
+	}
 	n.ops = append(n.ops, contract.Normalization{
 		Op: contract.OpCoerce, Path: path, From: shortJSON(v), To: shortJSON(found[0].to), Detail: found[0].detail + " (" + kw + ")",
 	})
 	return found[0].to
+}
+
+// nullMembersRemoved is obj without its null members that branch bs does
+// not require and whose schema there leaves null out: what walkObject does
+// for the members an object's own schema declares, done for a branch's
+// (the optional members a provider's strict mode exports as required and
+// nullable, inside the branches of a discriminator, say).
+// It returns the names removed, sorted, or nil when there are none.
+func (n *normalizer) nullMembersRemoved(obj map[string]any, bs schemaSet) (map[string]any, []string) {
+	f := n.facts(bs)
+	var removed []string
+	for name, v := range obj {
+		if v == nil && !f.required[name] && excludesNull(n.child(bs, f, name)) {
+			removed = append(removed, name)
+		}
+	}
+	if removed == nil {
+		return nil, nil
+	}
+	slices.Sort(removed)
+	out := maps.Clone(obj)
+	for _, name := range removed {
+		delete(out, name)
+	}
+	return out, removed
 }
 
 // soleCombinator returns the node of s holding its only anyOf or oneOf,

@@ -104,6 +104,24 @@ var coerceCases = []normCase{
 		want:  `{"v": ["0123456789012345678901234567890123456789012345678901234567890123456789"]}`,
 		ops: []contract.Normalization{pipelinetest.Coerce("$.v", `"012345678901234567890123456789012345678901234567890123456789...`,
 			`["01234567890123456789012345678901234567890123456789012345678...`, "string to array")}},
+	// Branches of a discriminator (a JTD translation, a provider export with optional
+	// members required and nullable): a null the one matching branch does not allow.
+	{name: "anyOf: null of a branch's optional member removed",
+		schema: `{"anyOf": [
+			{"type": "object", "required": ["kind", "team"], "additionalProperties": false,
+			 "properties": {"kind": {"const": "page"}, "team": {"type": "string"}, "urgent": {"type": "boolean"}}},
+			{"type": "object", "required": ["kind", "release"], "additionalProperties": false,
+			 "properties": {"kind": {"const": "rollback"}, "release": {"type": "string"}}}]}`,
+		given: `{"kind": "page", "team": "db", "urgent": null}`, want: `{"kind": "page", "team": "db"}`,
+		ops: []contract.Normalization{{Op: contract.OpCoerce, Path: "$.urgent", From: "null", Detail: "null in optional member removed (anyOf)"}}},
+	{name: "anyOf: a required member's null stays",
+		schema: `{"anyOf": [{"type": "object", "required": ["team"], "properties": {"team": {"type": "string"}}},
+			{"type": "object", "required": ["release"], "properties": {"release": {"type": "string"}}}]}`,
+		given: `{"team": null}`, want: `{"team": null}`},
+	{name: "anyOf: two branches accept without the null: nothing",
+		schema: `{"anyOf": [{"type": "object", "properties": {"x": {"type": "string"}}, "required": ["a"]},
+			{"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["a"], "minProperties": 1}]}`,
+		given: `{"a": 1, "x": null}`, want: `{"a": 1, "x": null}`},
 }
 
 func TestNormalize_coerce(t *testing.T) {
