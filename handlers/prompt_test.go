@@ -128,3 +128,32 @@ func TestGate_plainTextRefusal(t *testing.T) {
 		}
 	}
 }
+
+// A JSON Type Definition reaches the model as its JSON Schema translation
+// (contract 5.2): JSON Schema keywords, none of RFC 8927's forms.
+func TestAgentPrompt_jsonTypeDefinition(t *testing.T) {
+	t.Parallel()
+	reg, err := schemas.Load("../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bp, ok := reg.Blueprint("incident-reporter")
+	if !ok {
+		t.Fatal("no incident-reporter")
+	}
+	for name, got := range map[string]string{
+		"system prompt": handlers.AgentPrompt(bp),
+		"gated twin":    handlers.WithOutputFormat("Report it.", bp),
+	} {
+		for _, want := range []string{"matches this JSON Schema", `"type": "object"`, `"required": [`, `"anyOf": [`} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s lacks %s:\n%s", name, want, got)
+			}
+		}
+		for _, gone := range []string{`"optionalProperties"`, `"discriminator"`, `"mapping"`, `"aliases"`} {
+			if strings.Contains(got, gone) {
+				t.Errorf("%s shows the JTD form %s:\n%s", name, gone, got)
+			}
+		}
+	}
+}
