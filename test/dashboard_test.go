@@ -275,6 +275,12 @@ func TestDashboard_endToEnd(t *testing.T) {
 	b.awaitState("run-dl", contract.RunRetryRequested, 1)
 	b.publish(raw{agent: "counter", run: "run-dl", attempt: 2, payload: `{"n": "y"}`})
 	b.awaitState("run-dl", contract.RunFailed, 2)
+	// The design's session view: the retries spent, said in its words.
+	run(t, ctx, "the failed run", chromedp.Navigate(base+"/#/runs/run-dl"), until(`(document.querySelector("#run-attempts") || {}).textContent?.includes("exhausted")`))
+	if text := textOf(t, ctx, `#run-attempts`); !strings.Contains(text, "Retry attempts: 1/1 exhausted") {
+		t.Errorf("the failed run's attempts read %q, want Retry attempts: 1/1 exhausted", text)
+	}
+	shoot(t, ctx, "08b-run-exhausted")
 	run(t, ctx, "the dead letters", chromedp.Navigate(base+"/#/dlq"), chromedp.WaitVisible(chromedp.CSS(`tr[data-seq] a`)))
 	shoot(t, ctx, "09-dlq")
 	run(t, ctx, "a dead letter", chromedp.Click(chromedp.CSS(`tr[data-seq] a`)), chromedp.WaitVisible(chromedp.CSS(`#raw-output`)))
