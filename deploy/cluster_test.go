@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -184,7 +183,7 @@ func bootCluster(t *testing.T, bin string) (nodes []*natsNode, certs string) {
 	type ports struct{ client, http, route int }
 	ps := make([]ports, 3)
 	for i := range ps {
-		ps[i] = ports{freePort(t), freePort(t), freePort(t)}
+		ps[i] = ports{natstest.FreePort(t), natstest.FreePort(t), natstest.FreePort(t)}
 	}
 	for i, p := range ps {
 		name := fmt.Sprintf("n%d", i+1)
@@ -247,16 +246,6 @@ func checkNodeConf(t *testing.T, conf string) *server.Options {
 		t.Fatalf("%s: JetStream %v, %d routes, %d accounts, system account %q", conf, opts.JetStream, len(opts.Routes), len(opts.Accounts), opts.SystemAccount)
 	}
 	return opts
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // TestCluster_deployFiles runs the cluster of deploy/nats/ as nats-server

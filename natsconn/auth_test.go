@@ -12,25 +12,10 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 
+	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/internal/testcert"
 	"github.com/agentgate/agentgate/natsconn"
 )
-
-// start runs a NATS server with opts on a loopback port.
-func start(t *testing.T, opts *server.Options) *server.Server {
-	t.Helper()
-	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", server.RANDOM_PORT, true, true
-	ns, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	return ns
-}
 
 // credsServer makes an operator, an account and a user, and returns the
 // user's credentials file and a server trusting the operator.
@@ -67,7 +52,7 @@ func credsServer(t *testing.T) (creds string, ns *server.Server) {
 	if err := resolver.Store(apub, ajwt); err != nil {
 		t.Fatal(err)
 	}
-	return creds, start(t, &server.Options{TrustedOperators: []*jwt.OperatorClaims{oc}, AccountResolver: resolver})
+	return creds, natstest.ServerWith(t, &server.Options{TrustedOperators: []*jwt.OperatorClaims{oc}, AccountResolver: resolver})
 }
 
 // tlsServer requires a client certificate signed by the test CA, and, with
@@ -79,14 +64,14 @@ func tlsServer(t *testing.T, cert, key string, first bool) *server.Server {
 		t.Fatal(err)
 	}
 	tc.MinVersion = tls.VersionTLS12
-	return start(t, &server.Options{TLS: true, TLSVerify: true, TLSConfig: tc, TLSHandshakeFirst: first})
+	return natstest.ServerWith(t, &server.Options{TLS: true, TLSVerify: true, TLSConfig: tc, TLSHandshakeFirst: first})
 }
 
 // Every credential and TLS option of the CLI, against a server that asks
 // for it: the right one connects, the wrong one is refused with a reason.
 func TestConnect_everyCredentialAgainstAServer(t *testing.T) {
 	const token = "t0ken-0123456789abcdef"
-	tokenSrv := start(t, &server.Options{Authorization: token})
+	tokenSrv := natstest.ServerWith(t, &server.Options{Authorization: token})
 	creds, credsSrv := credsServer(t)
 	otherCreds, _ := credsServer(t)
 	cert, key, _ := testcert.SelfSigned(t)

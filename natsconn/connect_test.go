@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 
+	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/natsconn"
 )
 
@@ -19,20 +20,10 @@ import (
 // "secret" and the NKey user pub.
 func authServer(t *testing.T, pub string) *server.Server {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
+	return natstest.ServerWith(t, &server.Options{
 		Users: []*server.User{{Username: "alice", Password: "secret"}},
 		Nkeys: []*server.NkeyUser{{Nkey: pub}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	return ns
 }
 
 func seedFile(t *testing.T) (path, pub string) {

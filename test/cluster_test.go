@@ -2,7 +2,6 @@ package test
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 	"testing"
@@ -17,22 +16,11 @@ import (
 	"github.com/agentgate/agentgate/internal/natstest"
 )
 
-// freePort reserves a loopback port long enough to hand it to a server.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // startCluster starts a three-node NATS cluster with JetStream on loopback
 // and waits until JetStream has a meta leader.
 func startCluster(t *testing.T) []*server.Server {
 	t.Helper()
-	routePorts := []int{freePort(t), freePort(t), freePort(t)}
+	routePorts := []int{natstest.FreePort(t), natstest.FreePort(t), natstest.FreePort(t)}
 	var routes []*url.URL
 	for _, p := range routePorts {
 		routes = append(routes, &url.URL{Scheme: "nats-route", Host: fmt.Sprintf("127.0.0.1:%d", p)})

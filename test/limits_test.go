@@ -79,35 +79,31 @@ func TestGateway_slowDecisionIsAProcessingLimit(t *testing.T) {
 	}
 }
 
-// The store's deadline starts when the store call starts: an output whose
-// decision takes longer than the store timeout still gets its outcome.
-func TestGateway_storeDeadlineStartsWithTheCall(t *testing.T) {
+// The store's and the publish's deadlines start when those calls start: an
+// output whose decision takes longer than either timeout still gets its
+// outcome.
+func TestGateway_deadlinesStartWithTheirCalls(t *testing.T) {
 	t.Parallel()
-	b := startBus(t)
-	b.startRouterWith(hostileRegistry(t), routerSetup{handler: func(c *handlers.ProcessorConfig) {
-		c.StoreTimeout = 250 * time.Millisecond
-		c.DecisionTimeout = time.Minute
-	}})
-	b.publish(raw{agent: "slow", run: "slow-store", payload: backtracking(5)})
-	o := b.awaitOutcomes("slow-store", 1)[0]
-	if o.Headers.Get(contract.HeaderOutcome) != "retry" {
-		t.Fatalf("outcome: %.400s", o.Data)
-	}
-}
-
-// The publish's deadline starts when the publish starts, as the store's
-// does: a decision longer than the publish timeout still gets its outcome.
-func TestGateway_publishDeadlineStartsWithTheCall(t *testing.T) {
-	t.Parallel()
-	b := startBus(t)
-	b.startRouterWith(hostileRegistry(t), routerSetup{handler: func(c *handlers.ProcessorConfig) {
-		c.PublishTimeout = 250 * time.Millisecond
-		c.DecisionTimeout = time.Minute
-	}})
-	b.publish(raw{agent: "slow", run: "slow-publish", payload: backtracking(5)})
-	o := b.awaitOutcomes("slow-publish", 1)[0]
-	if o.Headers.Get(contract.HeaderOutcome) != "retry" {
-		t.Fatalf("outcome: %.400s", o.Data)
+	for _, tt := range []struct {
+		call string
+		set  func(*handlers.ProcessorConfig)
+	}{
+		{"store", func(c *handlers.ProcessorConfig) { c.StoreTimeout = 250 * time.Millisecond }},
+		{"publish", func(c *handlers.ProcessorConfig) { c.PublishTimeout = 250 * time.Millisecond }},
+	} {
+		t.Run(tt.call, func(t *testing.T) {
+			t.Parallel()
+			b := startBus(t)
+			b.startRouterWith(hostileRegistry(t), routerSetup{handler: func(c *handlers.ProcessorConfig) {
+				tt.set(c)
+				c.DecisionTimeout = time.Minute
+			}})
+			run := "slow-" + tt.call
+			b.publish(raw{agent: "slow", run: run, payload: backtracking(5)})
+			if o := b.awaitOutcomes(run, 1)[0]; o.Headers.Get(contract.HeaderOutcome) != "retry" {
+				t.Fatalf("outcome: %.400s", o.Data)
+			}
+		})
 	}
 }
 

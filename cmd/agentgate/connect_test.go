@@ -5,7 +5,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 
@@ -23,18 +22,7 @@ func execute(args ...string) error {
 }
 
 func TestConnect_everyCommandTakesCredentials(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true, JetStream: true, StoreDir: t.TempDir(),
-		Users: []*server.User{{Username: "alice", Password: "secret"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	ns := natstest.ServerWith(t, &server.Options{JetStream: true, Users: []*server.User{{Username: "alice", Password: "secret"}}})
 	url := ns.ClientURL()
 
 	for _, args := range [][]string{

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"net"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -31,17 +31,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// freeAddr is a loopback address nothing listens on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // `agentgate serve` stops on SIGTERM within its shutdown bound, even with
 // an output in hand whose decision would take far longer, and exits 0.
 func TestServe_SIGTERMWithASlowOutputInHand(t *testing.T) {
@@ -50,7 +39,7 @@ func TestServe_SIGTERMWithASlowOutputInHand(t *testing.T) {
 			"properties": {"words": {"type": "array", "items": {"type": "string", "pattern": "^(?=a)(a|aa)+$"}}}}`,
 		"agents/slow.json": `{"name": "slow", "output_schema": "https://agentgate.test/slow/1.0.0", "max_retries": 1}`,
 	})
-	natsAddr, httpAddr := freeAddr(t), freeAddr(t)
+	natsAddr, httpAddr := fmt.Sprint("127.0.0.1:", natstest.FreePort(t)), fmt.Sprint("127.0.0.1:", natstest.FreePort(t))
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "serve", "--config", dir, "--data-dir", t.TempDir(),
 		"--nats-listen", natsAddr, "--http", httpAddr, "--decision-timeout", "1m", "--shutdown-timeout", "1s")
 	cmd.Env = append(os.Environ(), "AGENTGATE_TEST_MAIN=1")

@@ -7,6 +7,7 @@ package natstest
 import (
 	"context"
 	"log/slog"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,38 @@ func Server(t testing.TB) *server.Server {
 	}
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 	return srv
+}
+
+// ServerWith starts a NATS server with opts (users, TLS, operators...) on
+// a free loopback port for t, without JetStream unless opts asks for it.
+func ServerWith(t testing.TB, opts *server.Options) *server.Server {
+	t.Helper()
+	opts.Host, opts.Port, opts.NoLog, opts.NoSigs = "127.0.0.1", server.RANDOM_PORT, true, true
+	if opts.JetStream && opts.StoreDir == "" {
+		opts.StoreDir = t.TempDir()
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatalf("starting NATS: %v", err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("NATS not ready within 10s")
+	}
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	return srv
+}
+
+// FreePort is a loopback port nothing listens on, to hand to a server the
+// test starts (as a process, or through a command line).
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
 
 // Connect connects to srv for t, closing the connection when t ends.
