@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/runstate"
@@ -33,6 +35,14 @@ func TestRunKey(t *testing.T) {
 
 func newStore(t *testing.T) *runstate.Store {
 	t.Helper()
+	_, runs := newBuckets(t)
+	return runstate.New(runs)
+}
+
+// newBuckets is a server with the contract's streams and buckets, and its
+// run-state bucket.
+func newBuckets(t *testing.T) (jetstream.JetStream, jetstream.KeyValue) {
+	t.Helper()
 	_, js := natstest.Connect(t, natstest.Server(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -40,7 +50,7 @@ func newStore(t *testing.T) *runstate.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runstate.New(kv)
+	return js, kv
 }
 
 func TestStore_compareAndSet(t *testing.T) {
@@ -90,13 +100,9 @@ func TestStore_compareAndSet(t *testing.T) {
 // a redelivery after an upgrade is known as one; so do kept chunks.
 func TestStore_legacyRecords(t *testing.T) {
 	t.Parallel()
-	_, js := natstest.Connect(t, natstest.Server(t))
+	js, runs := newBuckets(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	runs, err := topology.Ensure(ctx, js, topology.StreamsConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	store := runstate.New(runs)
 	for _, tt := range []struct {
 		record     string
