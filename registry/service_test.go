@@ -366,6 +366,51 @@ func TestService_levels(t *testing.T) {
 	}
 }
 
+// The transitive levels compare a new version with every earlier one of
+// its line, the others with the latest only: 1.1.0 was registered under
+// NONE, breaking with 1.0.0, and 1.2.0 repeats it.
+func TestService_transitiveLevels(t *testing.T) {
+	t.Parallel()
+	svc, _ := withService(t)
+	ctx := testCtx(t)
+	schema := func(name, v string, required ...string) []byte {
+		req, _ := json.Marshal(append([]string{}, required...))
+		return fmt.Appendf(nil, `{"$id":"https://example.com/trans/%s/%s","type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":%s}`, name, v, req)
+	}
+	for _, tt := range []struct {
+		plain, transitive registry.Level
+		first, later      []string // required members of 1.0.0, and of 1.1.0 and 1.2.0
+	}{
+		{registry.Backward, registry.BackwardTransitive, []string{}, []string{"b"}},
+		{registry.Forward, registry.ForwardTransitive, []string{"a", "b"}, []string{}},
+		{registry.Full, registry.FullTransitive, []string{"a"}, []string{"b"}},
+	} {
+		for _, level := range []registry.Level{tt.plain, tt.transitive} {
+			name := strings.ToLower(string(level))
+			id := "https://example.com/trans/" + name
+			if err := svc.SetLevel(ctx, id, registry.None); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svc.Register(ctx, schema(name, "1.0.0", tt.first...), registry.OriginAPI); err != nil {
+				t.Fatalf("%s 1.0.0: %v", level, err)
+			}
+			if _, err := svc.Register(ctx, schema(name, "1.1.0", tt.later...), registry.OriginAPI); err != nil {
+				t.Fatalf("%s 1.1.0 under NONE: %v", level, err)
+			}
+			if err := svc.SetLevel(ctx, id, level); err != nil {
+				t.Fatal(err)
+			}
+			_, err := svc.Register(ctx, schema(name, "1.2.0", tt.later...), registry.OriginAPI)
+			switch {
+			case level == tt.plain && err != nil:
+				t.Errorf("%s: 1.2.0, as 1.1.0: %v, want accepted (1.1.0 alone is compared)", level, err)
+			case level == tt.transitive && !errors.Is(err, registry.ErrIncompatible):
+				t.Errorf("%s: 1.2.0, breaking with 1.0.0: %v, want ErrIncompatible", level, err)
+			}
+		}
+	}
+}
+
 // A name whose versions outgrow one NATS message is refused clearly.
 func TestStore_tooLarge(t *testing.T) {
 	t.Parallel()
