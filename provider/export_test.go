@@ -295,6 +295,24 @@ func TestExport_limits(t *testing.T) {
 		}
 		return object(1, 1, short, func(int) string { return `{"type": "string", "enum": [` + strings.Join(vals, ", ") + `]}` })
 	}
+	// nested is n levels of objects, each holding the next.
+	var nested func(n int) string
+	nested = func(n int) string {
+		if n == 1 {
+			return object(1, 1, short, str)
+		}
+		return object(1, 1, short, func(int) string { return nested(n - 1) })
+	}
+	// enums is an object of n members, each an enum of per short values.
+	enums := func(n, per int) string {
+		return object(n, n, short, func(int) string {
+			var vals []string
+			for i := range per {
+				vals = append(vals, fmt.Sprintf(`"v%d"`, i))
+			}
+			return `{"type": "string", "enum": [` + strings.Join(vals, ", ") + `]}`
+		})
+	}
 	tests := []struct {
 		name     string
 		p        provider.Name
@@ -302,6 +320,13 @@ func TestExport_limits(t *testing.T) {
 		strict   bool
 		findings []string
 	}{
+		// OpenAI: 5,000 properties in all, 10 levels of nesting, 1,000 enum values in all.
+		{"5000 properties", provider.OpenAI, object(5000, 5000, short, str), true, nil},
+		{"5001 properties", provider.OpenAI, object(5001, 5001, short, str), false, []string{"$ properties unsupported"}},
+		{"10 levels", provider.OpenAI, nested(10), true, nil},
+		{"11 levels", provider.OpenAI, nested(11), false, []string{"$ properties unsupported"}},
+		{"1000 enum values", provider.OpenAI, enums(4, 250), true, nil},
+		{"1001 enum values", provider.OpenAI, enums(7, 143), false, []string{"$ enum unsupported"}},
 		// OpenAI: 120,000 characters of property names and enum values.
 		{"names at the limit", provider.OpenAI, object(3, 3, func(i int) string { return fmt.Sprintf("%d", i) + strings.Repeat("n", 39999) }, str), true, nil},
 		{"names over the limit", provider.OpenAI, object(3, 3, func(i int) string { return fmt.Sprintf("%d", i) + strings.Repeat("n", 40000) }, str),
