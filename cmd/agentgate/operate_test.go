@@ -5,14 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/internal/agenttest"
 	"github.com/agentgate/agentgate/internal/natstest"
 )
 
@@ -216,5 +220,50 @@ func TestReadme_tourFiles(t *testing.T) {
 	})
 	if !strings.Contains(show, `"type": "output_schema_validation_failed"`) {
 		t.Errorf("dlq show run-4: %s", show)
+	}
+}
+
+// A gated exchange (contract section 10) is a run like any other: runs show
+// and tail print its attempts, the retry inside the exchange included.
+func TestOperator_gatedRunShowsLikeAnyOther(t *testing.T) {
+	srv := natstest.Server(t)
+	url := srv.ClientURL()
+	schema, err := os.ReadFile(filepath.Join(examples, "schemas", "pr-review.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeConfig(t, map[string]string{
+		"schemas/pr-review.schema.json": string(schema),
+		"agents/gated.json": `{"name": "gated", "description": "gated", "output_schema": "https://agentgate.dev/schemas/pr-review/1.0.0",
+			"max_retries": 1, "upstream": {"agent": "demo", "owner": "me", "name": "reviewer"}}`,
+	})
+	anc, _ := natstest.Connect(t, srv)
+	agenttest.Start(t, anc, agenttest.Config{Agent: "demo", Owner: "me", Name: "reviewer", Turns: []agenttest.Turn{
+		{{Response: `{"summary": "ok", "approval": "lgtm", "comments": []}`}},
+		{{Response: `{"summary": "ok", "approval": "approve", "comments": []}`}},
+	}})
+	g, _ := natstest.Gateway(t, srv, dir, func(c *gateway.Config) {
+		c.GateDiscoveryWait, c.GateDiscoveryRetry = 300*time.Millisecond, 200*time.Millisecond
+	})
+	select {
+	case <-g.Twins()[0].Registered():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the twin did not register")
+	}
+	nc, _ := natstest.Connect(t, srv)
+	msg := nats.NewMsg("agents.gate.me.reviewer")
+	msg.Header.Set("Run-Id", "gated-1")
+	msg.Data = []byte("Review this diff")
+	msg.Reply = nc.NewInbox()
+	if err := nc.PublishMsg(msg); err != nil {
+		t.Fatal(err)
+	}
+	out := eventually(t, regexp.MustCompile(`(?s)"status": "completed".*2 outcome\(s\)`), "runs", "show", "--nats-url", url, "gated-1")
+	if !regexp.MustCompile(`(?s)retry\s+gated\s+gated-1\s+#1.*valid\s+gated\s+gated-1\s+#2`).MatchString(out) {
+		t.Errorf("runs show gated-1:\n%s", out)
+	}
+	tail, code := run(t, "", "tail", "--nats-url", url, "--from-start", "--count", "2", "--agent", "gated")
+	if code != 0 || !strings.Contains(tail, "gated-1") || strings.Count(tail, "gated-1") != 2 {
+		t.Errorf("tail: exit %d:\n%s", code, tail)
 	}
 }
