@@ -258,17 +258,30 @@ func TestDashboard_endToEnd(t *testing.T) {
 		t.Errorf("violation highlighted at %q, want $.n", marked)
 	}
 	shoot(t, ctx, "07-run-retry")
-	b.publish(raw{agent: "counter", run: "run-1", attempt: 2, payload: `{"count": 3, "extra": true}`})
+	b.publish(raw{agent: "counter", run: "run-1", attempt: 2, payload: `{"count": "3", "extra": true}`})
 	run(t, ctx, "watching run-1 become valid", chromedp.WaitVisible(chromedp.CSS(`[data-outcome="result"]`)))
 	text = textOf(t, ctx, `#run-status`)
 	if !strings.Contains(text, "completed") {
 		t.Errorf("run status shows %q, want completed", text)
 	}
-	normNote := textOf(t, ctx, `[data-outcome="result"] .m-rename .note`)
-	if !strings.Contains(normNote, `renamed from "count"`) {
-		t.Errorf("rename note = %q", normNote)
+	// Each normalization is marked where it happened.
+	for sel, want := range map[string]string{
+		`[data-outcome="result"] .m-rename .note`: `renamed from "count"`,
+		`[data-outcome="result"] .m-coerce .note`: `coerced "\"3\"" → "3"`,
+		`[data-outcome="result"] .m-strip .note`:  `strip: $.extra`,
+	} {
+		if note := textOf(t, ctx, sel); !strings.Contains(note, want) {
+			t.Errorf("%s = %q, want %q", sel, note, want)
+		}
 	}
 	shoot(t, ctx, "08-run-valid")
+
+	// The runs list filtered by status: run-1 (completed) and not run-2.
+	b.publish(raw{agent: "counter", run: "run-2", attempt: 1, payload: `{"n": "many"}`})
+	b.awaitState("run-2", contract.RunRetryRequested, 1)
+	run(t, ctx, "the runs list, filtered", chromedp.Navigate(base+"/#/runs"), chromedp.WaitVisible(chromedp.CSS(`tr[data-run="run-2"]`)),
+		chromedp.SetValue(chromedp.CSS(`#f-status`), "completed"), chromedp.Click(chromedp.CSS(`form.filters button[type="submit"]`)),
+		until(`location.hash.includes("status=completed") && document.querySelector('tr[data-run="run-1"]') !== null && document.querySelector('tr[data-run="run-2"]') === null`))
 
 	// Dead letters: a run that stays invalid, its dead letter replayed.
 	b.publish(raw{agent: "counter", run: "run-dl", attempt: 1, payload: `{"n": "x"}`})
