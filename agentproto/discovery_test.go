@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -292,5 +293,44 @@ func TestDiscover(t *testing.T) {
 				t.Fatalf("found %+v, %v", found, err)
 			}
 		})
+	}
+}
+
+// TestTwin_followsTheLiveBlueprint: a blueprint changed through the
+// registry's API changes what the next exchange asks the upstream agent
+// for, as it changes what the gateway judges it by.
+func TestTwin_followsTheLiveBlueprint(t *testing.T) {
+	e := withTwins(t, []upstream{{blueprint: "gated-live", agent: scripted("live",
+		agenttest.Turn{{Response: validDoc}}, agenttest.Turn{{Response: `{"verdict": "ok"}`}})}})
+	subject, _ := e.twinSubject("gated-live")
+	if r := e.call(subject, []byte("review"), nil, ""); r.code != "" {
+		t.Fatalf("first exchange: %+v", r)
+	}
+	changed := `{"name": "gated-live", "description": "gated", "max_retries": 1, "system_prompt": "",
+		"upstream": {"agent": "scripted", "owner": "test", "name": "live"},
+		"output_schema": {"type": "object", "required": ["verdict"], "properties": {"verdict": {"type": "string"}}}}`
+	req, err := http.NewRequest("PUT", "http://"+e.gw.HTTPAddr()+"/v1/agents/gated-live", strings.NewReader(changed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT /v1/agents/gated-live = %d", resp.StatusCode)
+	}
+	waitFor(t, 10*time.Second, "the changed blueprint", func() bool {
+		bp, ok := e.gw.Registry().Blueprint("gated-live")
+		return ok && bp.OutputSchema != nil && strings.Contains(string(bp.OutputSchema.Raw), "verdict")
+	})
+	if r := e.call(subject, []byte("review"), nil, ""); r.code != "" {
+		t.Errorf("second exchange: %+v", r)
+	}
+	prompts := e.agents["gated-live"][0].Prompts()
+	if len(prompts) != 2 || !strings.Contains(prompts[0], `"approval"`) ||
+		!strings.Contains(prompts[1], `"verdict"`) || strings.Contains(prompts[1], `"approval"`) {
+		t.Errorf("prompts, before and after the change:\n%s", strings.Join(prompts, "\n----\n"))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/handlers"
 	"github.com/agentgate/agentgate/handlers/normalize"
+	"github.com/agentgate/agentgate/schemas"
 	"github.com/agentgate/agentgate/subjects"
 )
 
@@ -73,7 +74,8 @@ func (t *Twin) exchange(r micro.Request) {
 	if runID == "" || len(runID) > handlers.MaxRunIDLen {
 		runID = RunIDPrefix + nuid.Next()
 	}
-	env.Prompt = t.withFormat(env.Prompt)
+	bp := t.blueprint()
+	env.Prompt = handlers.WithOutputFormat(env.Prompt, bp)
 	first := env
 	body := env.Encode()
 	if int64(len(body)) > up.MaxPayload {
@@ -84,7 +86,7 @@ func (t *Twin) exchange(r micro.Request) {
 	qs := &queries{}
 	defer qs.close()
 	st := &stream{
-		nc: t.cfg.Conn, idle: t.cfg.Idle, maxBytes: t.cfg.MaxPayload, judge: t.prefixJudge(), queries: qs,
+		nc: t.cfg.Conn, idle: t.cfg.Idle, maxBytes: t.cfg.MaxPayload, judge: prefixJudge(bp), queries: qs,
 		relay: func(chunk []byte) { _ = req.Respond(chunk) },
 	}
 	log := t.cfg.Logger.With("agent", t.cfg.Blueprint.Name, "run_id", runID)
@@ -143,15 +145,21 @@ func (t *Twin) exchange(r micro.Request) {
 // (as GET /v1/agents/{name}/prompt ends), "" for free-text agents.
 func (t *Twin) formatSection() string { return handlers.WithOutputFormat("", t.cfg.Blueprint) }
 
-// withFormat appends the output-format section to the caller's prompt.
-func (t *Twin) withFormat(prompt string) string {
-	return handlers.WithOutputFormat(prompt, t.cfg.Blueprint)
+// blueprint is the blueprint an exchange starting now follows: the live
+// registry's, while it still gates an upstream agent, else the one the
+// twin started with.
+func (t *Twin) blueprint() *schemas.Blueprint {
+	if t.cfg.Blueprints != nil {
+		if bp, ok := t.cfg.Blueprints.Blueprint(t.cfg.Blueprint.Name); ok && bp.Upstream != nil {
+			return bp
+		}
+	}
+	return t.cfg.Blueprint
 }
 
 // prefixJudge is the early-stop check of contract section 8, or nil where
 // it does not apply (no output schema, or tool_or_answer).
-func (t *Twin) prefixJudge() func([]byte) []contract.Violation {
-	bp := t.cfg.Blueprint
+func prefixJudge(bp *schemas.Blueprint) func([]byte) []contract.Violation {
 	if bp.OutputSchema == nil || bp.Reply != "" {
 		return nil
 	}

@@ -51,6 +51,12 @@ type Judge interface {
 	Submit(ctx context.Context, env handlers.Envelope, early *handlers.Verdict) (handlers.Decision, error)
 }
 
+// Blueprints looks an agent's current blueprint up (schemas.Registry and
+// the live registry do).
+type Blueprints interface {
+	Blueprint(name string) (*schemas.Blueprint, bool)
+}
+
 // Config configures a Twin.
 type Config struct {
 	// Conn is the NATS connection the twin serves and prompts on.
@@ -74,6 +80,11 @@ type Config struct {
 	// MaxPayload is the largest assembled answer judged (default
 	// handlers.DefaultMaxPayload); the gateway's limit.
 	MaxPayload int
+	// Blueprints, when set, is the live registry: each exchange takes the
+	// agent's blueprint as it is then (its output-format section and early
+	// stop), as the judge does, rather than Blueprint as it was at start.
+	// The upstream agent and the twin's registration stay Blueprint's.
+	Blueprints Blueprints
 	// Claims, shared by a gateway's twins, keeps their subjects apart;
 	// nil: this twin checks nothing.
 	Claims *Claims

@@ -30,7 +30,7 @@ func (g *Gateway) newTwins() (*twins, error) {
 			continue
 		}
 		t, err := agentproto.New(agentproto.Config{
-			Conn: g.nc, Blueprint: bp, Judge: g.proc, Idle: g.cfg.GateIdle, Heartbeat: g.cfg.GateHeartbeat, KeepAlive: g.cfg.GateKeepAlive, Claims: claims,
+			Conn: g.nc, Blueprint: bp, Judge: g.proc, Idle: g.cfg.GateIdle, Heartbeat: g.cfg.GateHeartbeat, KeepAlive: g.cfg.GateKeepAlive, Claims: claims, Blueprints: g.reg,
 			DiscoveryWait: g.cfg.GateDiscoveryWait, DiscoveryRetry: g.cfg.GateDiscoveryRetry,
 			MaxPayload: g.cfg.MaxPayload, Logger: g.cfg.Logger,
 		})
