@@ -107,9 +107,13 @@ func (o Outcomes) stored(ctx context.Context, d handlers.Decision, subject strin
 	}
 	defer func() {
 		// Best effort: the inactive threshold removes it otherwise.
+		info := c.CachedInfo()
+		if info == nil {
+			return
+		}
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
-		_ = s.DeleteConsumer(dctx, c.CachedInfo().Name)
+		_ = s.DeleteConsumer(dctx, info.Name)
 	}()
 	info, err := c.Info(ctx)
 	if err != nil {
