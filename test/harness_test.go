@@ -289,11 +289,16 @@ func (b *bus) outcomesOf(run string) []outcome {
 	return mine
 }
 
+// awaitLimit bounds the waits for what the gateway will do: generous, for
+// under -race the whole package's gateways share two cores (a wait that
+// succeeds returns at once; only a failing test waits it out).
+const awaitLimit = 30 * time.Second
+
 // awaitOutcomes waits until the run has n outcomes and returns them.
 func (b *bus) awaitOutcomes(run string, n int) []outcome {
 	b.t.Helper()
 	var got []outcome
-	waitFor(b.t, 15*time.Second, fmt.Sprintf("%d outcome(s) for run %q", n, run), func() bool {
+	waitFor(b.t, awaitLimit, fmt.Sprintf("%d outcome(s) for run %q", n, run), func() bool {
 		got = b.outcomesOf(run)
 		return len(got) >= n
 	})
@@ -317,11 +322,12 @@ func (b *bus) runState(run string) *contract.RunState {
 }
 
 // awaitState waits until the run's state has the status and attempts
-// wanted: the state is recorded just after the outcome is published.
+// wanted. The state is recorded just before the outcome is published: a
+// test that needs the outcome awaits it (awaitOutcomes).
 func (b *bus) awaitState(run string, status contract.RunStatus, attempts int) {
 	b.t.Helper()
 	var st *contract.RunState
-	waitFor(b.t, 10*time.Second, fmt.Sprintf("run %s %s at attempt %d", run, status, attempts), func() bool {
+	waitFor(b.t, awaitLimit, fmt.Sprintf("run %s %s at attempt %d", run, status, attempts), func() bool {
 		st = b.runState(run)
 		return st != nil && st.Status == status && st.Attempts == attempts
 	})
@@ -332,7 +338,7 @@ func (b *bus) awaitState(run string, status contract.RunStatus, attempts int) {
 // they will ever publish for them is out.
 func (b *bus) awaitIdle() {
 	b.t.Helper()
-	waitFor(b.t, 15*time.Second, "every raw output and chunk acked", func() bool {
+	waitFor(b.t, awaitLimit, "every raw output and chunk acked", func() bool {
 		return b.consumerIdle(topology.StreamRaw, topology.GatewayConsumer) &&
 			b.consumerIdle(topology.StreamPartial, topology.PartialConsumer)
 	})
