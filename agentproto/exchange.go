@@ -141,8 +141,9 @@ func (t *Twin) exchange(r micro.Request) {
 	}
 }
 
-// formatSection is the output-format section appended to every prompt
-// (as GET /v1/agents/{name}/prompt ends), "" for free-text agents.
+// formatSection is the output-format section of the blueprint the twin
+// started with, "" for free-text agents: what its advertised max_payload
+// leaves room for (an exchange appends the live blueprint's).
 func (t *Twin) formatSection() string { return handlers.WithOutputFormat("", t.cfg.Blueprint) }
 
 // blueprint is the blueprint an exchange starting now follows: the live
@@ -252,8 +253,12 @@ func respondResult(req micro.Request, d handlers.Decision, runID string) {
 // session between prompts, and instances share their subject (protocol
 // section 3.3): the retry is the caller's whole request again, every
 // member and attachment kept, its prompt followed by the retry prompt.
-// When that exceeds the upstream's max_payload, the retry prompt alone.
+// When that exceeds the upstream's max_payload or the server's, the retry
+// prompt alone.
 func (t *Twin) retryBody(first Envelope, retryPrompt string, maxPayload int64) []byte {
+	if server := t.cfg.Conn.MaxPayload(); server > 0 {
+		maxPayload = min(maxPayload, server)
+	}
 	again := first
 	again.Prompt = first.Prompt + "\n\n" + retryPrompt
 	if body := again.Encode(); int64(len(body)) <= maxPayload {

@@ -197,8 +197,9 @@ func (t *Twin) Info() micro.Info {
 // Run discovers the upstream agent (again every DiscoveryRetry until it
 // answers), registers the twin, publishes its heartbeats and serves
 // prompts until ctx is done; then it stops the service, ends the
-// exchanges in flight (bounded) and returns nil. It fails only when the
-// service cannot be registered.
+// exchanges in flight (bounded) and returns nil. It fails when another
+// twin of the gateway holds its subject (ErrSubjectTaken) or the service
+// cannot be registered.
 func (t *Twin) Run(ctx context.Context) error {
 	defer t.cancel()
 	log := t.cfg.Logger.With("agent", t.cfg.Blueprint.Name, "upstream", describe(*t.cfg.Blueprint.Upstream))

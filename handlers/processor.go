@@ -162,6 +162,13 @@ func NewProcessor(cfg ProcessorConfig) (*Processor, error) {
 // delivery an output that still fails is dead-lettered.
 func (h *Processor) MaxDeliver() int { return h.cfg.MaxDeliver }
 
+// MaxInHand bounds how long one output can take in Process: its decision,
+// and its run-state calls (reads and writes, retried on conflicts) and
+// publish, each within its own limit.
+func (h *Processor) MaxInHand() time.Duration {
+	return h.cfg.DecisionTimeout + 2*maxConflicts*h.cfg.StoreTimeout + 2*h.cfg.PublishTimeout
+}
+
 // Close stops the processor's goroutines. Call it once no output is
 // processed any more (after the router closed); safe to call twice. It
 // waits at most CloseTimeout for a decision still running past its limit,

@@ -98,27 +98,24 @@ func (o Outcomes) stored(ctx context.Context, d handlers.Decision, subject strin
 		return 0, false, nil // JetStream drops a second copy itself
 	}
 	start := d.RecordedAt.Add(-clockSkew)
-	c, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{subject}, DeliverPolicy: jetstream.DeliverByStartTimePolicy,
-		OptStartTime: &start, HeadersOnly: true, InactiveThreshold: lookupInactive,
+	// An ephemeral consumer of its own, not an ordered one: nats.go
+	// recreates an ordered consumer on every fetch, with a context of its
+	// own and no bound on its tries, which the look-up's deadline would not
+	// stop.
+	c, err := s.CreateConsumer(ctx, jetstream.ConsumerConfig{
+		FilterSubject: subject, DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &start,
+		AckPolicy: jetstream.AckNonePolicy, HeadersOnly: true, InactiveThreshold: lookupInactive, MemoryStorage: true,
 	})
 	if err != nil {
 		return 0, false, err
 	}
+	info := c.CachedInfo()
 	defer func() {
 		// Best effort: the inactive threshold removes it otherwise.
-		info := c.CachedInfo()
-		if info == nil {
-			return
-		}
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
 		_ = s.DeleteConsumer(dctx, info.Name)
 	}()
-	info, err := c.Info(ctx)
-	if err != nil {
-		return 0, false, err
-	}
 	pending := int(info.NumPending)
 	maxScan := o.MaxScan
 	if maxScan <= 0 {

@@ -79,7 +79,8 @@ func TestOutcomes_republishBeyondTheWindow(t *testing.T) {
 		t.Fatalf("%d outcomes stored, want 5", n)
 	}
 
-	// A look-up out of time publishes nothing: the input comes again.
+	// An emission whose time is out looks nothing up and publishes
+	// nothing: the input comes again.
 	expired, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
 	defer cancel()
 	late := decision("r5")

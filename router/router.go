@@ -109,14 +109,20 @@ func (c Config) Validate() error {
 // requests.
 func DefaultWorkers() int { return min(32*runtime.GOMAXPROCS(0), 128) }
 
-// handWait is how long watermill-nats waits for the handler to ack or
-// nack a message before it stops waiting and drops the answer: it must
-// outlast any message's time in hand, which the processor bounds (the
-// decision, store and publish deadlines, Watermill's retries), or the ack
-// of a message held longer than the ack wait is lost and the message
-// delivered again. JetStream does not redeliver meanwhile: the router
-// sends InProgress while the handler runs.
-const handWait = 10 * time.Minute
+// handlerRetries is how often Watermill's Retry middleware runs a failed
+// message again before it is nacked.
+const handlerRetries = 3
+
+// handWait is how long watermill-nats waits for the handler to ack or nack
+// a message before it stops waiting and drops the answer: it must outlast
+// the message's whole time in hand, each of its runs (Processor.MaxInHand)
+// and the retries' backoff, or the ack of a message held longer than the
+// ack wait is lost and the message delivered again. At least 10 minutes,
+// for the time a message may wait for a worker. JetStream does not
+// redeliver meanwhile: the router sends InProgress while the handler runs.
+func handWait(p *handlers.Processor) time.Duration {
+	return max(10*time.Minute, (handlerRetries+1)*p.MaxInHand()+handlerRetries*time.Second)
+}
 
 // PartialWorkers is how many streamed chunks are processed at once:
 // chunks of one attempt are few and small.
@@ -189,7 +195,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 		Conn:           conn,
 		Logger:         wlog,
-		AckWaitTimeout: handWait,
+		AckWaitTimeout: handWait(cfg.Processor),
 		// A failed message waits a little before redelivery, so a bus or
 		// store outage is not a busy loop.
 		NakDelay:    wmjs.NewStaticDelay(time.Second),
@@ -237,7 +243,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		prog.middleware(max(cfg.AckWait/3, 100*time.Millisecond)),
 		st.poison(),
 		middleware.Retry{
-			MaxRetries:      3,
+			MaxRetries:      handlerRetries,
 			InitialInterval: 50 * time.Millisecond,
 			MaxInterval:     time.Second,
 			Multiplier:      2,
@@ -261,7 +267,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		partialCfg := topology.PartialConsumerConfig(cfg.AckWait, cfg.MaxAckPending)
 		partialCfg.MaxDeliver = cfg.Processor.MaxDeliver()
 		psub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
-			Conn: conn, Logger: wlog, AckWaitTimeout: handWait, NakDelay: wmjs.NewStaticDelay(time.Second),
+			Conn: conn, Logger: wlog, AckWaitTimeout: handWait(cfg.Processor), NakDelay: wmjs.NewStaticDelay(time.Second),
 			Unmarshaler: Unmarshaler{progress: prog}, AckAsync: true,
 			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
 			ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
@@ -348,7 +354,9 @@ func (r *Router) Close() error {
 			// still in hand.
 			r.closeErr = fmt.Errorf("%w: a message still in hand after %s", ErrCloseTimeout, r.cfg.CloseTimeout)
 		case wmErr != nil:
-			r.closeErr = fmt.Errorf("router: closing Watermill's router: %w", wmErr)
+			// Watermill's router can only time out: a message was still
+			// in hand when it gave up, and ended before the stage did.
+			r.closeErr = fmt.Errorf("%w: %w", ErrCloseTimeout, wmErr)
 		}
 	})
 	return r.closeErr

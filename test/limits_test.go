@@ -88,8 +88,9 @@ func TestGateway_deadlinesStartWithTheirCalls(t *testing.T) {
 		call string
 		set  func(*handlers.ProcessorConfig)
 	}{
-		{"store", func(c *handlers.ProcessorConfig) { c.StoreTimeout = 250 * time.Millisecond }},
-		{"publish", func(c *handlers.ProcessorConfig) { c.PublishTimeout = 250 * time.Millisecond }},
+		// A second, under the ~2 s decision, with room for -race.
+		{"store", func(c *handlers.ProcessorConfig) { c.StoreTimeout = time.Second }},
+		{"publish", func(c *handlers.ProcessorConfig) { c.PublishTimeout = time.Second }},
 	} {
 		t.Run(tt.call, func(t *testing.T) {
 			t.Parallel()

@@ -586,8 +586,9 @@ async function runPage(id) {
 
 // ---------- Dead letters ----------
 
-// The dead-letter list reads at most DLQ_PAGES pages of DLQ_PAGE letters.
-const DLQ_PAGE = 1000, DLQ_PAGES = 10;
+// The dead-letter list reads at most DLQ_PAGES pages of DLQ_PAGE letters;
+// a bulk replay replays the newest BULK_MAX of them.
+const DLQ_PAGE = 1000, DLQ_PAGES = 10, BULK_MAX = 1000;
 
 async function dlqPage(params) {
   document.title = "Dead letters · agentgate";
@@ -629,23 +630,32 @@ async function dlqPage(params) {
         h("td", {}, "#" + s), h("td", {}, res),
         h("td", { class: "mono" }, run ? h("a", { href: "#/runs/" + encodeURIComponent(run) }, run) : "–"),
         h("td", {}, res === "replayed" ? (now.has(run) ? badge(now.get(run)) : h("span", { class: "muted" }, "waiting…")) : "–"))),
-        `Replayed ${rows.filter(r => r[1] === "replayed").length} of ${letters.length}`));
-      for (const l of letters) {
+        `Replayed ${rows.filter(r => r[1] === "replayed").length} of ${todo.length}` + (todo.length < letters.length ? ` (the newest ${BULK_MAX}; replay again for more)` : "")));
+      // Bounded: the newest BULK_MAX, one request at a time.
+      const todo = letters.slice(0, BULK_MAX);
+      for (const l of todo) {
         try { const r = await api("POST", `/v1/dlq/${l.seq}/replay`, ""); rows.push([l.seq, "replayed", r.run_id, Date.now()]); }
         catch (e) { rows.push([l.seq, `${e.status} ${e.code}: ${e.message}`, l.dead_letter.run_id]); }
         draw();
       }
       bulk.disabled = false;
-      // Show each replayed run's new status as it arrives.
+      // Show each replayed run's new status as it arrives: one sweep at a
+      // time, and a run that has reached a final status since its replay
+      // is not asked again.
+      let sweeping = false;
       every(1500, async () => {
-        for (const [, res, run, at] of rows) {
-          if (res !== "replayed") continue;
-          try {
-            const st = await api("GET", "/v1/runs/" + encodeURIComponent(run));
-            if (Date.parse(st.updated_at) >= at - 1000 || st.status !== "failed") now.set(run, st.status);
-          } catch (e) { /* the link still leads to the run */ }
-        }
-        draw();
+        if (sweeping) return;
+        sweeping = true;
+        try {
+          for (const [, res, run, at] of rows) {
+            if (res !== "replayed" || FINAL.has(now.get(run))) continue;
+            try {
+              const st = await api("GET", "/v1/runs/" + encodeURIComponent(run));
+              if (Date.parse(st.updated_at) >= at - 1000 || st.status !== "failed") now.set(run, st.status);
+            } catch (e) { /* the link still leads to the run */ }
+          }
+          draw();
+        } finally { sweeping = false; }
       });
     });
   }

@@ -37,8 +37,10 @@ const maxIntegerZeros = 20
 // type that differs from exactly one enum (or const) string only in case or
 // surrounding whitespace becomes that string ("string to enum value"). Then,
 // under anyOf or oneOf, coerceBranches may convert v as one branch asks,
-// when exactly one branch accepts the result. The removal of a null member
-// is decided by walkObject, which knows whether the member is required.
+// when exactly one branch accepts the result (for an object, removing the
+// null members that branch leaves optional and non-null). The removal of a
+// null member the object's own schema declares is decided by walkObject,
+// which knows whether the member is required.
 func (n *normalizer) coerce(v any, s schemaSet, path string) any {
 	if to, detail, ok := n.conversion(v, s); ok {
 		n.ops = append(n.ops, contract.Normalization{
