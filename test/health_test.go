@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/topology"
 )
 
@@ -66,7 +67,7 @@ func TestGateway_deletedConsumerIsReportedAndRecreated(t *testing.T) {
 func TestGateway_passwordNeverLogged(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	var logs syncBuffer
+	var logs natstest.Buffer
 	url := strings.Replace(b.srv.ClientURL(), "nats://", "nats://agent:s3cret-pw@", 1)
 	g := startGateway(t, b, func(c *gateway.Config) {
 		c.NATSURL = url

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/internal/natstest"
 	"github.com/agentgate/agentgate/internal/testcert"
 )
 
@@ -83,7 +84,7 @@ func call(t *testing.T, client *http.Client, base, method, path, token string, b
 func TestHTTPAPI_tokensAndScopes(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	var logs syncBuffer
+	var logs natstest.Buffer
 	g := startGateway(t, b, withTokens(t), func(c *gateway.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	})

@@ -1,33 +1,14 @@
 package test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/gateway"
+	"github.com/agentgate/agentgate/internal/natstest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the gateway's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // Members a schema marks "x-sensitive" are masked for read tokens in the
 // run state and the dead-letter listing, shown to write tokens, and never
@@ -35,7 +16,7 @@ func (s *syncBuffer) String() string {
 func TestHTTPAPI_sensitiveMembers(t *testing.T) {
 	t.Parallel()
 	b := startBus(t)
-	var logs syncBuffer
+	var logs natstest.Buffer
 	g := startGateway(t, b, withTokens(t), func(c *gateway.Config) {
 		c.ConfigDir = "../redact/testdata/sensitive"
 		c.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -53,7 +51,7 @@ func TestServe_SIGTERMWithASlowOutputInHand(t *testing.T) {
 	// not decide the exit status, which is what this test reads. Any other
 	// race fails the test below.
 	cmd.Env = append(os.Environ(), "AGENTGATE_TEST_MAIN=1", "GORACE=exitcode=0")
-	var stderr lockedBuffer
+	var stderr natstest.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -128,23 +126,4 @@ func TestServe_SIGTERMWithASlowOutputInHand(t *testing.T) {
 		<-exited
 		t.Fatalf("serve still running 30s after SIGTERM:\n%s", stderr.String())
 	}
-}
-
-// lockedBuffer is a buffer the command's stderr copier and the test may
-// both use.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
