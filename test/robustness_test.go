@@ -176,6 +176,10 @@ func TestGateway_forgedReplayIsRefused(t *testing.T) {
 	// forged replay.
 	b.publish(raw{agent: "pr-reviewer", run: "forge-failed", payload: "{\"summary\": \"\xc3\x28\"}"})
 	b.publish(raw{agent: "pr-reviewer", run: "forge-failed-2", attempt: 1, payload: badReview})
+	// As an executor does, attempt 2 only once attempt 1's retry request is
+	// out: published at once, the two are decided in parallel, and when
+	// attempt 2 wins, attempt 1 comes to a finished run and has no outcome.
+	b.awaitState("forge-failed-2", contract.RunRetryRequested, 1)
 	b.publish(raw{agent: "pr-reviewer", run: "forge-failed-2", attempt: 2, payload: badReview})
 	b.awaitState("forge-failed-2", contract.RunFailed, 2)
 	dl := b.awaitOutcomes("forge-failed-2", 2)[1]
