@@ -354,28 +354,35 @@ func TestExtract_truncatedDocumentInProse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, bad := jsontext.Extract([]byte(tt.given), 0)
-			if bad != nil {
-				t.Fatal(bad.Message)
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("Extract() = %d candidates %s, want %d", len(got), describeCandidates(got), len(tt.want))
-			}
-			for i, c := range got {
-				if doc := pipelinetest.CompactJSON(t, c.Doc); doc != tt.want[i].doc {
-					t.Errorf("candidate %d = %s, want %s", i, doc, tt.want[i].doc)
-				}
-				var from []string
-				for _, n := range c.Normalizations {
-					from = append(from, n.Detail)
-				}
-				for _, l := range c.Losses {
-					from = append(from, l.Detail)
-				}
-				if !slices.Equal(from, tt.want[i].from) {
-					t.Errorf("candidate %d details %q, want %q", i, from, tt.want[i].from)
-				}
-			}
+			checkExtracted(t, tt.given, tt.want)
 		})
+	}
+}
+
+// checkExtracted extracts given and checks each candidate's document and
+// where it came from (its normalizations' and losses' details, in order).
+func checkExtracted(t *testing.T, given string, want []extracted) {
+	t.Helper()
+	got, bad := jsontext.Extract([]byte(given), 0)
+	if bad != nil {
+		t.Fatal(bad.Message)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Extract() = %d candidates %s, want %d", len(got), describeCandidates(got), len(want))
+	}
+	for i, c := range got {
+		if doc := pipelinetest.CompactJSON(t, c.Doc); doc != want[i].doc {
+			t.Errorf("candidate %d = %s, want %s", i, doc, want[i].doc)
+		}
+		var from []string
+		for _, n := range c.Normalizations {
+			from = append(from, n.Detail)
+		}
+		for _, l := range c.Losses {
+			from = append(from, l.Detail)
+		}
+		if !slices.Equal(from, want[i].from) {
+			t.Errorf("candidate %d details %q, want %q", i, from, want[i].from)
+		}
 	}
 }

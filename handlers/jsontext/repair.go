@@ -490,6 +490,24 @@ func (r *repairer) reopen(end int) bool {
 	return r.members()
 }
 
+// quotedEnd scans the string that the quote at j (" or ') opens and that
+// must close on its line: the index after its closing quote and true, or
+// where the scan stopped and false.
+func (r *repairer) quotedEnd(j int) (int, bool) {
+	q := r.in[j]
+	j++
+	for j < len(r.in) && r.in[j] != q && r.in[j] != '\n' {
+		if r.in[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	if j >= len(r.in) || r.in[j] != q {
+		return j, false
+	}
+	return j + 1, true
+}
+
 // memberAt reports whether a member starts at j: a quoted or unquoted key
 // on one line, then a colon.
 func (r *repairer) memberAt(j int) bool {
@@ -497,17 +515,10 @@ func (r *repairer) memberAt(j int) bool {
 	defer func() { r.budget -= j - from }()
 	switch q := r.at(j); {
 	case q == '"' || q == '\'':
-		j++
-		for j < len(r.in) && r.in[j] != q && r.in[j] != '\n' {
-			if r.in[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		if j >= len(r.in) || r.in[j] != q {
+		var closed bool
+		if j, closed = r.quotedEnd(j); !closed {
 			return false
 		}
-		j++
 	case isIdentStart(q):
 		for j < len(r.in) && isIdentChar(r.in[j]) {
 			j++
@@ -942,22 +953,15 @@ func (r *repairer) setAhead() bool {
 		if n >= 2 && r.at(j) == '}' {
 			return true
 		}
-		q := r.at(j)
-		if q != '"' && q != '\'' {
+		if q := r.at(j); q != '"' && q != '\'' {
 			return false
 		}
-		j++
-		for j < len(r.in) && r.in[j] != q && r.in[j] != '\n' {
-			if r.in[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		if j >= len(r.in) || r.in[j] != q {
+		var closed bool
+		if j, closed = r.quotedEnd(j); !closed {
 			return false
 		}
 		n++
-		j = r.peekSpaceNL(j + 1)
+		j = r.peekSpaceNL(j)
 		switch r.at(j) {
 		case ',':
 			j++

@@ -1,12 +1,6 @@
 package jsontext_test
 
-import (
-	"slices"
-	"testing"
-
-	"github.com/agentgate/agentgate/handlers/jsontext"
-	"github.com/agentgate/agentgate/internal/pipelinetest"
-)
+import "testing"
 
 // TestExtract_wrapperDetails checks the Detail of a document found inside
 // a wrapper (see wrappers.go).
@@ -35,25 +29,7 @@ func TestExtract_wrapperDetails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, bad := jsontext.Extract([]byte(tt.given), 0)
-			if bad != nil {
-				t.Fatal(bad.Message)
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("Extract() = %d candidates %s, want %d", len(got), describeCandidates(got), len(tt.want))
-			}
-			for i, c := range got {
-				if doc := pipelinetest.CompactJSON(t, c.Doc); doc != tt.want[i].doc {
-					t.Errorf("candidate %d = %s, want %s", i, doc, tt.want[i].doc)
-				}
-				var from []string
-				for _, n := range c.Normalizations {
-					from = append(from, n.Detail)
-				}
-				if !slices.Equal(from, tt.want[i].from) {
-					t.Errorf("candidate %d from %q, want %q", i, from, tt.want[i].from)
-				}
-			}
+			checkExtracted(t, tt.given, tt.want)
 		})
 	}
 }
