@@ -321,8 +321,18 @@ func (t *Twin) register() error {
 	t.mu.Lock()
 	t.svc = svc
 	t.mu.Unlock()
+	// The service's subscriptions are only written to the connection's
+	// buffer: a round trip makes sure the server has them before the twin
+	// says it serves, or a prompt sent on another connection right after
+	// would find no one. Offline, they are sent again on reconnect.
+	if err := t.cfg.Conn.FlushTimeout(registerFlush); err != nil {
+		t.cfg.Logger.Warn("gated twin registered while the server is unreachable", "subject", t.subject(), "error", err)
+	}
 	return nil
 }
+
+// registerFlush bounds the round trip that confirms a twin's subscriptions.
+const registerFlush = 5 * time.Second
 
 // heartbeats publishes a heartbeat now and every interval until ctx is
 // done (section 8).
