@@ -26,6 +26,7 @@ import (
 
 	"github.com/invopop/jsonschema"
 
+	"github.com/agentgate/agentgate/contract"
 	"github.com/agentgate/agentgate/registry"
 )
 
@@ -126,7 +127,7 @@ func addAliases(s *jsonschema.Schema, defs jsonschema.Definitions, t reflect.Typ
 				if prop.Extras == nil {
 					prop.Extras = map[string]any{}
 				}
-				prop.Extras["x-aliases"] = aliases
+				prop.Extras[contract.AliasesKeyword] = aliases
 			}
 			addAliases(prop, defs, f.Type, seen)
 		}

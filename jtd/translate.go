@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/agentgate/agentgate/contract"
 )
 
 // Metadata members that carry over into the JSON Schema translation.
@@ -124,7 +126,7 @@ func (s *Schema) translate() map[string]any {
 		}
 	}
 	if a, ok := s.Metadata[MetaAliases]; ok {
-		out["x-aliases"] = a
+		out[contract.AliasesKeyword] = a
 	}
 	return out
 }

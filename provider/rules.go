@@ -1,5 +1,7 @@
 package provider
 
+import "github.com/agentgate/agentgate/contract"
+
 // Name is a provider whose strict mode a schema can be exported to.
 type Name string
 
@@ -68,7 +70,7 @@ var profiles = map[Name]profile{
 // structure that the export rebuilds, and agentgate's own x-aliases (the
 // normalizer's business, not the provider's).
 var quiet = set("$id", "$schema", "$defs", "definitions", "$anchor", "$dynamicAnchor", "$comment",
-	"default", "examples", "deprecated", "readOnly", "writeOnly", "x-aliases")
+	"default", "examples", "deprecated", "readOnly", "writeOnly", contract.AliasesKeyword)
 
 func set(items ...string) map[string]bool {
 	m := make(map[string]bool, len(items))

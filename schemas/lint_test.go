@@ -60,6 +60,8 @@ func TestLint_errors(t *testing.T) {
 			"schemas/x.schema.json", schemas.ErrBadAlias, `$.allOf[1].properties.b['x-aliases']: "a" collides with the property $.allOf[0].properties.a`},
 		{"alias of itself", map[string]string{"schemas/x.schema.json": `{"$id": "https://t.dev/x/1.0.0", "$defs": {"d": {"properties": {"a": {"x-aliases": ["a"]}}}}}`},
 			"schemas/x.schema.json", schemas.ErrBadAlias, `$['$defs'].d.properties.a['x-aliases']: "a" is the property's own name`},
+		{"alias of a property restated in an allOf branch", map[string]string{"schemas/x.schema.json": `{"$id": "https://t.dev/x/1.0.0", "properties": {"a": {"x-aliases": ["n"]}}, "allOf": [{"properties": {"b": {"x-aliases": ["m"]}}}, {"properties": {"b": {"x-aliases": ["n"]}}}]}`},
+			"schemas/x.schema.json", schemas.ErrBadAlias, `$.allOf[1].properties.b['x-aliases']: "n" is also an alias of "a"`},
 		{"alias not a string", map[string]string{"schemas/x.schema.json": `{"$id": "https://t.dev/x/1.0.0", "properties": {"a": {"x-aliases": ["b", 3]}}}`},
 			"schemas/x.schema.json", schemas.ErrBadAlias, `$.properties.a['x-aliases'][1]: want a name, got integer`},
 		{"x-sensitive not a boolean", map[string]string{"schemas/x.schema.json": `{"$id": "https://t.dev/x/1.0.0", "properties": {"a": {"items": {"x-sensitive": "true"}}}}`},
@@ -114,6 +116,10 @@ func TestLint_warnings(t *testing.T) {
 			`schemas/x.schema.json $['$defs'].c: object allows any member (no "additionalProperties": false): extra_fields "strip" of agents "a", "b"`,
 			`schemas/x.schema.json $['$defs'].unused: object allows any member`,
 		}},
+		{"an alias restated with its property in an allOf branch", map[string]string{
+			"schemas/x.schema.json": `{` + head + `, "type": "object", "additionalProperties": false, "properties": {"a": {"x-aliases": ["n"]}},
+				"allOf": [{"properties": {"a": {"x-aliases": ["n"]}}}]}`,
+		}, nil},
 		{"open object, blueprint rejects", map[string]string{
 			"schemas/x.schema.json": `{` + head + `, "type": "object"}`,
 			"agents/a.json":         `{"name": "a", "output_schema": "https://t.dev/x/1.0.0", "extra_fields": "reject"}`,

@@ -18,9 +18,6 @@ const (
 	maxSchemaSetHops  = 32
 )
 
-// aliasesKeyword is the schema annotation listing a property's aliases.
-const aliasesKeyword = "x-aliases"
-
 // extraFieldsReject is the Options.ExtraFields value that leaves
 // members a closed object forbids in place.
 const extraFieldsReject = "reject"
@@ -523,33 +520,25 @@ func (n *normalizer) itemOf(s schemaSet, i int) schemaSet {
 
 // aliases maps each alias to its property and each property to its aliases
 // in x-aliases order, over every node of s (nodes in order, properties in
-// sorted order, the first claim of an alias wins). An alias that is itself
-// a declared property name, or its own property's name, is ignored.
+// sorted order), as contract.ClaimAliases reads them: the first claim of an
+// alias wins, and an alias that is a declared property name is ignored.
 func (n *normalizer) aliases(s schemaSet) (canonOf map[string]string, aliasesOf map[string][]string) {
-	declared := declaredNames(s)
+	var lists []contract.AliasList
 	for _, node := range s.nodes {
 		props, _ := node["properties"].(map[string]any)
 		for _, name := range slices.Sorted(maps.Keys(props)) {
 			for _, pn := range n.flatten(props[name]).nodes {
-				list, _ := pn[aliasesKeyword].([]any)
-				for _, a := range list {
-					alias, ok := a.(string)
-					if !ok || declared[alias] {
-						continue
-					}
-					if _, taken := canonOf[alias]; taken {
-						continue
-					}
-					if canonOf == nil {
-						canonOf, aliasesOf = make(map[string]string), make(map[string][]string)
-					}
-					canonOf[alias] = name
-					aliasesOf[name] = append(aliasesOf[name], alias)
+				if v, ok := pn[contract.AliasesKeyword]; ok {
+					lists = append(lists, contract.AliasList{Property: name, Value: v})
 				}
 			}
 		}
 	}
-	return canonOf, aliasesOf
+	if len(lists) == 0 {
+		return nil, nil
+	}
+	declared := declaredNames(s)
+	return contract.ClaimAliases(lists, func(name string) bool { return declared[name] }, nil)
 }
 
 // closedCertain reports whether an object under s is closed
