@@ -340,7 +340,7 @@ func TestDashboard_endToEnd(t *testing.T) {
 	// Bulk replay by agent: the letter replayed above is refused (409), the
 	// one its replay produced goes back into its run.
 	run(t, ctx, "replaying every dead letter of counter", chromedp.Navigate(base+"/#/dlq?agent=counter"),
-		chromedp.WaitVisible(chromedp.CSS(`#replay-all`)), chromedp.Click(chromedp.CSS(`#replay-all`)),
+		chromedp.WaitEnabled(chromedp.CSS(`#replay-all`)), chromedp.Click(chromedp.CSS(`#replay-all`)),
 		until(`(document.querySelector("caption") || {}).textContent?.startsWith("Replayed 1 of 2")`),
 		until(`document.querySelector("[data-replayed] .badge") !== null`))
 	if text = textOf(t, ctx, "main"); !strings.Contains(text, "409") {

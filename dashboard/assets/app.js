@@ -595,7 +595,9 @@ async function dlqPage(params) {
   const form = await filterForm(params, "#/dlq");
   const body = h("div", {}, loading("dead letters"));
   const agent = params.get("agent") || "";
-  const bulk = agent ? h("button", { id: "replay-all", class: "primary" }, `Replay every dead letter of ${agent}`) : h("p", { class: "muted" }, "Filter by an agent to replay its dead letters together.");
+  // Disabled until the letters are listed and the click replays them: an
+  // early click would otherwise do nothing.
+  const bulk = agent ? h("button", { id: "replay-all", class: "primary", disabled: true }, `Replay every dead letter of ${agent}`) : h("p", { class: "muted" }, "Filter by an agent to replay its dead letters together.");
   const report = h("div", { "aria-live": "polite" });
   show(h("h1", {}, "Dead letters"), form, h("div", { class: "actions" }, bulk), report, body);
   // The API pages oldest first: read its pages to the end, at most
@@ -658,6 +660,7 @@ async function dlqPage(params) {
         } finally { sweeping = false; }
       });
     });
+    bulk.disabled = false;
   }
 }
 
