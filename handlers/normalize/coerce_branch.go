@@ -32,13 +32,15 @@ const (
 	unsure
 )
 
-// annotationKeywords assert nothing: judge skips them.
-var annotationKeywords = map[string]bool{
-	"$schema": true, "$id": true, "$anchor": true, "$dynamicAnchor": true, "$recursiveAnchor": true,
-	"$defs": true, "definitions": true, "$comment": true, "$vocabulary": true, "title": true,
-	"description": true, "default": true, "examples": true, "deprecated": true, "readOnly": true,
-	"writeOnly": true, "contentMediaType": true, "contentEncoding": true, "contentSchema": true,
-	"then": true, "else": true, // judged with "if"
+// annotationKeyword reports whether kw asserts nothing at the node judge
+// evaluates: the shared annotations, the dynamic anchors (judge resolves no
+// dynamic reference), and then and else, judged with "if".
+func annotationKeyword(kw string) bool {
+	switch kw {
+	case "$dynamicAnchor", "$recursiveAnchor", "then", "else":
+		return true
+	}
+	return jsonx.Annotation(kw)
 }
 
 // coerceBranches converts v under an anyOf or oneOf, only where it is
@@ -237,7 +239,7 @@ func (n *normalizer) judgeNode(v any, node map[string]any, skip string) verdict 
 	}
 	res := accepts
 	for _, kw := range slices.Sorted(maps.Keys(node)) {
-		if kw == skip || annotationKeywords[kw] || strings.HasPrefix(kw, "x-") {
+		if kw == skip || annotationKeyword(kw) || strings.HasPrefix(kw, "x-") {
 			continue
 		}
 		res = and(res, n.judgeKeyword(v, node, kw, node[kw]))

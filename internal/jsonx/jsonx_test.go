@@ -171,3 +171,16 @@ func TestAnchor(t *testing.T) {
 		}
 	}
 }
+
+func TestAnnotation(t *testing.T) {
+	for kw, want := range map[string]bool{
+		"title": true, "description": true, "$comment": true, "$defs": true, "contentSchema": true, "$id": true,
+		// Assertions, and anchors a dynamic reference resolves against.
+		"type": false, "const": false, "$ref": false, "$dynamicAnchor": false, "$recursiveAnchor": false,
+		"then": false, "x-aliases": false, "": false,
+	} {
+		if got := jsonx.Annotation(kw); got != want {
+			t.Errorf("Annotation(%q) = %v, want %v", kw, got, want)
+		}
+	}
+}

@@ -148,14 +148,6 @@ func (c *comparer) add(path, kw string, breaking bool, format string, args ...an
 	}
 }
 
-// annotations are keywords that do not change what validates.
-var annotations = map[string]bool{
-	"$id": true, "$schema": true, "$comment": true, "$defs": true, "definitions": true, "$anchor": true,
-	"title": true, "description": true, "default": true, "examples": true, "deprecated": true,
-	"readOnly": true, "writeOnly": true, "$vocabulary": true, "contentMediaType": true, "contentEncoding": true,
-	"contentSchema": true,
-}
-
 // handled are the keywords compare understands.
 var handled = map[string]bool{
 	"$ref": true, "type": true, "enum": true, "const": true,
@@ -220,7 +212,7 @@ func (c *comparer) compare(o, n any, path string) {
 	c.arrays(om, nm, path)
 	c.combinators(om, nm, path)
 	for _, kw := range slices.Sorted(maps.Keys(union(om, nm))) {
-		if annotations[kw] || handled[kw] || strings.HasPrefix(kw, "x-") {
+		if jsonx.Annotation(kw) || handled[kw] || strings.HasPrefix(kw, "x-") {
 			continue
 		}
 		ov, inO := om[kw]
