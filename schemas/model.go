@@ -156,11 +156,7 @@ func resolveLocal(root, node map[string]any) map[string]any {
 		if !ok || !strings.HasPrefix(ref, "#") {
 			return node
 		}
-		var target any = root
-		if ref != "#" {
-			target, _ = jsonx.Pointer(root, strings.TrimPrefix(ref, "#"))
-		}
-		m, _ := target.(map[string]any)
+		m, _ := jsonx.Fragment(root, strings.TrimPrefix(ref, "#")).(map[string]any)
 		if m == nil {
 			return node
 		}

@@ -75,6 +75,9 @@ func TestResolve_chainsAnchorsAndFailures(t *testing.T) {
 			"toAnchor": {"$ref": "#thing"},
 			"odd~key/x": {"type": "boolean"},
 			"escaped": {"$ref": "#/$defs/odd~0key~1x"},
+			"a b%": {"type": "null"},
+			"uriEscaped": {"$ref": "#/$defs/a%20b%25"},
+			"uriEscapedAbsolute": {"$ref": "`+testID+`#/$defs/a%20b%25"},
 			"root": {"$ref": "#"}
 		}
 	}`)
@@ -87,6 +90,8 @@ func TestResolve_chainsAnchorsAndFailures(t *testing.T) {
 		{"chain of refs", defs["a"].(map[string]any), defs["c"].(map[string]any)},
 		{"anchor", defs["toAnchor"].(map[string]any), defs["named"].(map[string]any)},
 		{"escaped pointer", defs["escaped"].(map[string]any), defs["odd~key/x"].(map[string]any)},
+		{"URI-escaped pointer", defs["uriEscaped"].(map[string]any), defs["a b%"].(map[string]any)},
+		{"URI-escaped pointer after a URI", defs["uriEscapedAbsolute"].(map[string]any), defs["a b%"].(map[string]any)},
 		{"document root", defs["root"].(map[string]any), s.Doc},
 		{"unresolvable", map[string]any{"$ref": "#/$defs/none"}, nil},
 		{"outside the registry", map[string]any{"$ref": "https://example.com/x.json"}, nil},

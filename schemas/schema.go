@@ -129,7 +129,7 @@ func (s *Schema) resolveRef(ref string) (map[string]any, *Schema) {
 			}
 			r = base.ResolveReference(r)
 		}
-		frag = r.Fragment
+		frag = r.EscapedFragment()
 		r.Fragment, r.RawFragment = "", ""
 		if doc := r.String(); s.DeclaredID == "" || doc != strings.TrimSuffix(s.DeclaredID, "#") {
 			var ok bool
@@ -138,16 +138,7 @@ func (s *Schema) resolveRef(ref string) (map[string]any, *Schema) {
 			}
 		}
 	}
-	var node any
-	switch {
-	case frag == "":
-		node = target.Doc
-	case strings.HasPrefix(frag, "/"):
-		node, _ = jsonx.Pointer(target.Doc, frag)
-	default:
-		node = jsonx.Anchor(target.Doc, frag)
-	}
-	m, _ := node.(map[string]any)
+	m, _ := jsonx.Fragment(target.Doc, frag).(map[string]any)
 	if m == nil {
 		return nil, nil
 	}

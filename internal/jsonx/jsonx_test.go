@@ -184,3 +184,25 @@ func TestAnnotation(t *testing.T) {
 		}
 	}
 }
+
+func TestFragment(t *testing.T) {
+	doc := decode(t, `{"$defs": {"a b%": {"type": "null"}, "x/y": {"type": "string"}, "n": {"$anchor": "named", "type": "integer"}}}`)
+	defs := doc.(map[string]any)["$defs"].(map[string]any)
+	tests := []struct {
+		frag string
+		want any
+	}{
+		{"", doc},
+		{"/$defs/a%20b%25", defs["a b%"]},
+		{"/$defs/x~1y", defs["x/y"]},
+		{"named", defs["n"]},
+		{"/$defs/none", nil},
+		{"nameless", nil},
+		{"/$defs/a%2", nil}, // a bad escape is taken as written
+	}
+	for _, tt := range tests {
+		if got := jsonx.Fragment(doc, tt.frag); !jsonx.Equal(got, tt.want) {
+			t.Errorf("Fragment(%q) = %v, want %v", tt.frag, got, tt.want)
+		}
+	}
+}

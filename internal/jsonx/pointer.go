@@ -2,7 +2,9 @@ package jsonx
 
 import (
 	"maps"
+	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/kaptinlin/jsonpointer"
 )
@@ -18,6 +20,29 @@ func Pointer(doc any, ptr string) (v any, ok bool) {
 		return nil, false
 	}
 	return v, true
+}
+
+// Fragment evaluates the fragment of a URI reference, as written in a
+// $ref (URI-escaped: "/$defs/a%20b"), against decoded document doc: a JSON
+// pointer when it starts with "/", else the name of an anchor (see
+// Anchor); "" is the whole document. nil when it names nothing.
+func Fragment(doc any, escaped string) any {
+	frag := escaped
+	if unescaped, err := url.PathUnescape(escaped); err == nil {
+		frag = unescaped
+	}
+	switch {
+	case frag == "":
+		return doc
+	case strings.HasPrefix(frag, "/"):
+		v, _ := Pointer(doc, frag)
+		return v
+	default:
+		if m := Anchor(doc, frag); m != nil {
+			return m
+		}
+		return nil
+	}
 }
 
 // Anchor finds in doc the schema object that declares "$anchor": name, or

@@ -26,7 +26,6 @@ import (
 	"io"
 	"maps"
 	"math/big"
-	"net/url"
 	"reflect"
 	"regexp"
 	"slices"
@@ -243,7 +242,7 @@ func (c *comparer) resolve(root, node any) (any, string) {
 		if !local {
 			return node, ref
 		}
-		target := fragment(root, frag)
+		target := jsonx.Fragment(root, frag)
 		if target == nil {
 			return node, ref
 		}
@@ -630,25 +629,6 @@ func ptr(v any) any {
 
 func containsJSON(list []any, v any) bool {
 	return slices.ContainsFunc(list, func(x any) bool { return jsonx.Equal(x, v) })
-}
-
-// fragment evaluates a URI fragment (a JSON pointer, URI-escaped, or an
-// anchor's name) against a decoded document; nil when it names nothing.
-func fragment(doc any, frag string) any {
-	if frag == "" {
-		return doc
-	}
-	if unescaped, err := url.PathUnescape(frag); err == nil {
-		frag = unescaped
-	}
-	if !strings.HasPrefix(frag, "/") {
-		if m := jsonx.Anchor(doc, frag); m != nil {
-			return m
-		}
-		return nil
-	}
-	v, _ := jsonx.Pointer(doc, frag)
-	return v
 }
 
 // list renders values as JSON, comma-separated.
