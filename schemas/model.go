@@ -2,10 +2,12 @@ package schemas
 
 import (
 	"encoding/json"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unsafe"
 
 	"github.com/agentgate/agentgate/internal/jsonx"
@@ -65,6 +67,9 @@ func (s *Schema) SubSchemaForModel(path string) any {
 	return withDefs(view, resolveLocal(view, node))
 }
 
+// pointerToken undoes the escapes of one JSON pointer token (RFC 6901).
+var pointerToken = strings.NewReplacer("~1", "/", "~0", "~")
+
 // withDefs returns node with the root definitions it refers to, directly
 // or through each other ("#/$defs/name", "#/definitions/name"), attached
 // under the same keys, so that it reads on its own.
@@ -74,10 +79,17 @@ func withDefs(root, node map[string]any) map[string]any {
 	visit = func(v any) {
 		switch t := v.(type) {
 		case map[string]any:
-			if ref, ok := t["$ref"].(string); ok {
+			ref, _ := t["$ref"].(string)
+			if frag, local := strings.CutPrefix(ref, "#"); local {
+				if unescaped, err := url.PathUnescape(frag); err == nil {
+					frag = unescaped
+				}
 				for _, key := range []string{"$defs", "definitions"} {
-					name, ok := strings.CutPrefix(ref, "#/"+key+"/")
-					if !ok || strings.Contains(name, "/") || needed[key][name] {
+					name, ok := strings.CutPrefix(frag, "/"+key+"/")
+					if !ok || strings.Contains(name, "/") {
+						continue
+					}
+					if name = pointerToken.Replace(name); needed[key][name] {
 						continue
 					}
 					defs, _ := root[key].(map[string]any)
@@ -284,11 +296,16 @@ func (b *bundler) name(ref string, owner *Schema) string {
 			base = id[i+1:]
 		}
 	}
+	if unescaped, err := url.PathUnescape(base); err == nil {
+		base = pointerToken.Replace(unescaped)
+	}
+	// A name that needs no escaping, in a pointer or a URI: the view's
+	// $refs are read by other people's tools.
 	base = strings.Map(func(r rune) rune {
-		if r == '/' || r == '#' || r == '~' {
-			return '_'
+		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.') {
+			return r
 		}
-		return r
+		return '_'
 	}, base)
 	if base == "" {
 		base = "def"

@@ -11,7 +11,8 @@ func TestSchema_ForModel(t *testing.T) {
 	r, err := inlineAgents(t, map[string]string{
 		"schemas/common.schema.json": `{"$schema": "http://json-schema.org/draft-07/schema#", "$id": "https://t.dev/common/1.0.0",
 			"definitions": {"person": {"type": "object", "properties": {"name": {"type": "string"}, "tag": {"$ref": "#/definitions/tag"}}},
-				"tag": {"type": "string", "x-note": "internal"}}}`,
+				"tag": {"type": "string", "x-note": "internal"},
+				"odd name%": {"type": "object", "properties": {"m": {"type": "integer"}}}}}`,
 	}, map[string]string{
 		"a": `{"$id": "https://t.dev/a", "$schema": "https://json-schema.org/draft/2020-12/schema", "$comment": "for people",
 			"type": "object", "required": ["priority"],
@@ -21,8 +22,11 @@ func TestSchema_ForModel(t *testing.T) {
 				"author": {"$ref": "https://t.dev/common/1.0.0#/definitions/person"},
 				"reviewer": {"$ref": "https://t.dev/common/1.0.0#/definitions/person"},
 				"node": {"$ref": "#/$defs/node"},
-				"anchored": {"$ref": "#n"}},
-			"$defs": {"node": {"$anchor": "n", "type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}}}}`,
+				"anchored": {"$ref": "#n"},
+				"odd": {"$ref": "https://t.dev/common/1.0.0#/definitions/odd%20name%25"},
+				"spaced": {"$ref": "#/$defs/a%20b~1c"}},
+			"$defs": {"node": {"$anchor": "n", "type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}},
+				"a b/c": {"type": "object", "properties": {"m": {"type": "boolean"}, "again": {"$ref": "#/$defs/a%20b~1c"}}}}}`,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +60,20 @@ func TestSchema_ForModel(t *testing.T) {
 	}
 	if sub := s.SubSchemaForModel("$.node.next"); sub == nil {
 		t.Error("SubSchemaForModel($.node.next) = nil")
+	}
+	// Names that need escaping in a pointer or a URI: a bundled target is
+	// renamed so that its $ref needs none, and a local one is found
+	// through its escapes.
+	if !strings.Contains(text, `"odd":{"$ref":"#/$defs/odd_name_"}`) {
+		t.Errorf("ForModel: the bundled target of an escaped $ref is not under a plain name: %s", text)
+	}
+	for path, want := range map[string]string{"$.odd.m": `{"type":"integer"}`, "$.spaced.m": `{"type":"boolean"}`} {
+		if sub, _ := json.Marshal(s.SubSchemaForModel(path)); string(sub) != want {
+			t.Errorf("SubSchemaForModel(%s) = %s, want %s", path, sub, want)
+		}
+	}
+	if sub, _ := json.Marshal(s.SubSchemaForModel("$.spaced")); !strings.Contains(string(sub), `"$defs":{"a b/c":{`) {
+		t.Errorf("SubSchemaForModel($.spaced) = %s: want the definition it refers to", sub)
 	}
 	if sub := s.SubSchemaForModel("$.nope"); sub != nil {
 		t.Errorf("SubSchemaForModel($.nope) = %v", sub)
