@@ -128,14 +128,23 @@ func handWait(p *handlers.Processor) time.Duration {
 // chunks of one attempt are few and small.
 const PartialWorkers = 2
 
-// pullBatch is how many messages each subscription pulls at a time. nats.go
-// asks for more when half are left, so each pull request brings two
-// messages on average: 2 cost a pull request per output (0.95 system calls
-// per output in make bench against 0.85 with 4, and ~5 % more gateway CPU
-// against the relay with run state); 1 costs twice that. With 64
-// subscriptions, 4 each is MaxAckPending's default: at most 3 messages wait
-// behind a busy one, and a long wait costs a redelivery, never an outcome.
-const pullBatch = 4
+// pullBatch is how many messages each of workers subscriptions pulls at a
+// time. nats.go asks again, for what is missing, once fewer than half are
+// pending: with 2, a pull request brings 2 messages; with 4, 3. The server
+// handles and answers each request, so 4 does better: in make bench on 2
+// cores (64 subscriptions) 0.85 system calls per output against 0.95, and
+// ~5 % less gateway CPU against the relay with run state; 1 is worse still
+// (1.34). At most 4, so that a message waits behind at most 3 at a busy
+// subscription (a wait past the ack wait costs a redelivery, never an
+// outcome); 4 only where the subscriptions' batches fit in MaxAckPending,
+// else 2 as before: a subscription may hold two requests, and at 128
+// workers three replicas must stay within the consumer's 512 waiting
+// requests (DefaultWorkers).
+func pullBatch(maxAckPending, workers int) int { return min(4, max(2, maxAckPending/workers)) }
+
+// partialPullBatch is pullBatch for the streamed chunks' subscriptions,
+// where there are few messages to batch.
+const partialPullBatch = 2
 
 // Router runs the raw-output handler on the gateway's durable consumer.
 type Router struct {
@@ -214,7 +223,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		// Every subscription handles one message at a time: a small pull
 		// batch each keeps the messages spread over the workers instead of
 		// queued behind one busy subscription.
-		ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
+		ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch(cfg.MaxAckPending, cfg.Workers))},
 		ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
 			c, err := js.CreateOrUpdateConsumer(ctx, topology.StreamRaw, consumerCfg)
 			if err != nil {
@@ -275,7 +284,7 @@ func New(ctx context.Context, cfg Config) (*Router, error) {
 		psub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 			Conn: conn, Logger: wlog, AckWaitTimeout: handWait(cfg.Processor), NakDelay: wmjs.NewStaticDelay(time.Second),
 			Unmarshaler: Unmarshaler{progress: prog}, AckAsync: true,
-			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(pullBatch)},
+			ConsumeOptions: []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(partialPullBatch)},
 			ResourceInitializer: func(ctx context.Context, js jetstream.JetStream, _ string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
 				c, err := js.CreateOrUpdateConsumer(ctx, topology.StreamPartial, partialCfg)
 				if err != nil {
