@@ -15,7 +15,9 @@ import (
 // the names in play are the node's properties and those of its direct allOf
 // branches (which the normalizer merges), and contract.ClaimAliases, the
 // rule the normalizer applies, reads their lists; every entry it passes over
-// is an error here.
+// is an error here, but for an alias a property declared again in a branch
+// lists again (AliasRestated). Names the normalizer reaches through $ref or
+// a deeper allOf are not checked: it skips, there, what does not count.
 func checkAliases(doc any) []error {
 	var errs []error
 	validator.WalkSchema(doc, "$", func(node map[string]any, path, via string) bool {
