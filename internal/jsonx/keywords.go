@@ -1,13 +1,13 @@
 package jsonx
 
 // Annotation reports whether a JSON Schema keyword asserts nothing about
-// an instance and names nothing another keyword resolves against at
-// evaluation time: identifiers and plain anchors, the containers of
-// definitions, comments, the meta-data vocabulary and the content
+// an instance: identifiers and plain anchors (which a $ref resolves against
+// where it is followed, not at the node that declares them), the containers
+// of definitions, comments, the meta-data vocabulary and the content
 // vocabulary (annotations only, as 2020-12 has them). Extension keywords
 // ("x-...") are left to the caller, and so are $dynamicAnchor and
-// $recursiveAnchor, which change what a $dynamicRef or $recursiveRef
-// elsewhere resolves to.
+// $recursiveAnchor, whose place in the dynamic scope changes what a
+// $dynamicRef or $recursiveRef resolves to during evaluation.
 func Annotation(keyword string) bool { return annotations[keyword] }
 
 var annotations = map[string]bool{
