@@ -181,7 +181,9 @@ func New(cfg Config) (*Twin, error) {
 		registered: make(chan struct{})}, nil
 }
 
-// Registered is closed once the twin is registered and serving.
+// Registered is closed once the twin is registered and serving: the server
+// has its subscriptions, unless the connection was down at that moment (a
+// warning is logged; they are sent again on reconnect).
 func (t *Twin) Registered() <-chan struct{} { return t.registered }
 
 // Info is the twin's discovery record once registered (zero before).
@@ -227,7 +229,7 @@ func (t *Twin) Run(ctx context.Context) error {
 		}
 		defer c.release(subject, t.cfg.Blueprint.Name)
 	}
-	if err := t.register(); err != nil {
+	if err := t.register(ctx); err != nil {
 		return err
 	}
 	close(t.registered)
@@ -284,7 +286,7 @@ func (t *Twin) maxRequest() int64 {
 }
 
 // register adds the micro service.
-func (t *Twin) register() error {
+func (t *Twin) register(ctx context.Context) error {
 	up := t.current()
 	md := maps.Clone(up.Metadata)
 	md[MetaAgent] = TwinAgent
@@ -325,7 +327,9 @@ func (t *Twin) register() error {
 	// buffer: a round trip makes sure the server has them before the twin
 	// says it serves, or a prompt sent on another connection right after
 	// would find no one. Offline, they are sent again on reconnect.
-	if err := t.cfg.Conn.FlushTimeout(registerFlush); err != nil {
+	fctx, cancel := context.WithTimeout(ctx, registerFlush)
+	defer cancel()
+	if err := t.cfg.Conn.FlushWithContext(fctx); err != nil {
 		t.cfg.Logger.Warn("gated twin registered while the server is unreachable", "subject", t.subject(), "error", err)
 	}
 	return nil
